@@ -1,0 +1,109 @@
+"""The Function zoo: every custom autograd Function the course teaches.
+
+Each class is written the way a learner should write it, because the notebooks
+show this source verbatim (``show_source(Cube)``). Keep them short and plain.
+"""
+
+import torch
+from torch.autograd import Function
+
+
+class Square(Function):
+    """The smallest complete Function: save the input, return grad_out * 2x."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * 2 * x
+
+
+class Cube(Function):
+    """The lesson's worked example: ctx as the notepad, the chain rule in backward."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)  # keep what backward will need
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * 3 * x**2  # upstream gradient times the local derivative
+
+
+class CubeWithSetupContext(Function):
+    """Cube in the torch 2.x form: forward without ctx, so torch.func transforms work."""
+
+    generate_vmap_rule = True  # forward is plain torch ops, so vmap can batch it for us
+
+    @staticmethod
+    def forward(x):
+        return x**3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)  # for backward (reverse mode)
+        ctx.save_for_forward(x)  # for jvp (forward mode): a separate, explicit route
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        # Built from differentiable ops, so double backward and hessian work.
+        return grad_out * 3 * x**2
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        # Forward mode (jacfwd, hessian) pushes a tangent through: d(x^3) = 3x^2 dx.
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * x_tangent
+
+
+class RoundSTE(Function):
+    """The straight-through estimator: round forwards, pretend identity backwards."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return torch.round(x)  # nothing saved: backward needs nothing
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out  # the white lie: pass the gradient through unchanged
+
+
+class Clamp01(Function):
+    """Clamp to [0, 1]; a saved boolean mask lets the gradient through only inside."""
+
+    @staticmethod
+    def forward(ctx, x):
+        inside = (x >= 0) & (x <= 1)  # closed range, as torch.clamp's own gradient
+        ctx.save_for_backward(inside)
+        return x.clamp(0, 1)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (inside,) = ctx.saved_tensors
+        return grad_out * inside
+
+
+class Clamp(Function):
+    """Clamp to [lo, hi]: non-tensor inputs ride on ctx and get None as their gradient."""
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        ctx.save_for_backward(x)
+        ctx.lo, ctx.hi = lo, hi  # plain numbers may be ctx attributes; tensors may not
+        return x.clamp(lo, hi)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        grad_x = None
+        if ctx.needs_input_grad[0]:  # only pay for gradients someone asked for
+            grad_x = grad_out * ((x >= ctx.lo) & (x <= ctx.hi))
+        return grad_x, None, None  # one per forward input: x, lo, hi
