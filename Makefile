@@ -1,0 +1,35 @@
+# Two commands for a fresh machine (Python 3.11+): `make lab` opens the course,
+# `make test` runs every test. Both build .venv/ once and reuse it until
+# requirements.txt or pyproject.toml change.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+READY := $(VENV)/.ready
+LAB_ARGS ?=
+# Loopback only, token kept (JupyterLab's default), nothing fetched from the network;
+# --allow-root only when actually running as root.
+LAB_FLAGS := --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks \
+	--LabApp.default_url=/lab/tree/00-start-here.ipynb --LabApp.news_url=None \
+	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
+	--LabApp.extension_manager=readonly $(if $(filter 0,$(shell id -u)),--allow-root)
+
+.PHONY: lab test notebooks
+
+lab: $(READY)
+	$(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS)
+
+test: $(READY)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/pytest
+
+# Re-run every notebook in a fresh kernel and store it normalised (see tools/notebooks.py).
+notebooks: $(READY)
+	$(BIN)/python -m tools.notebooks
+
+$(READY): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed: make PYTHON=python3.11 ...")'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "Installing the pinned requirements into $(VENV)/ (first run only; a minute or two)"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
+	@touch $@

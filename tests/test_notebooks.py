@@ -1,0 +1,41 @@
+"""The stored notebooks are clean, normalised, top-to-bottom runs with the house skeleton.
+
+nbval (configured in pyproject.toml) re-executes each notebook and compares outputs;
+these checks cover what nbval cannot see: how the notebook was stored.
+"""
+
+import copy
+
+import nbformat
+import pytest
+
+from tools.notebooks import normalise, notebook_paths
+
+NOTEBOOKS = notebook_paths()
+
+
+def test_the_course_map_exists():
+    assert [p.name for p in NOTEBOOKS][:1] == ["00-start-here.ipynb"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_stored_normalised(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert normalise(copy.deepcopy(nb)) == nb, "run `make notebooks` to store it normalised"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_a_clean_top_to_bottom_run(path):
+    cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    assert [c.execution_count for c in cells] == list(range(1, len(cells) + 1))
+    errors = [o for c in cells for o in c.outputs if o.output_type == "error"]
+    assert errors == [], "a stored cell raised; cells meant to fail must catch and print"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_follows_the_skeleton(path):
+    text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells)
+    for heading in ["What you will learn", "What you need first", "How long it takes"]:
+        assert heading.lower() in text.lower(), heading
+    assert "## Remember this" in text

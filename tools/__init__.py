@@ -1,0 +1,1 @@
+"""Maintainer tools for the course (not imported by notebooks)."""

@@ -1,0 +1,69 @@
+"""Re-execute notebooks in a fresh kernel and store them normalised.
+
+    python -m tools.notebooks [NOTEBOOK ...]    (default: every notebook under notebooks/)
+
+A notebook is written back only if every cell ran without error, so a stored
+notebook is always a clean top-to-bottom run. `normalise` is also what the tests
+use to prove the stored notebooks carry no volatile noise.
+"""
+
+import sys
+from pathlib import Path
+
+import nbformat
+from jupyter_client import KernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+# Cell metadata that changes on every run or every machine.
+VOLATILE_CELL_KEYS = ("execution", "ExecuteTime", "collapsed", "scrolled")
+
+
+def notebook_paths() -> list[Path]:
+    """Every notebook of the course, in reading order."""
+    return sorted(p for p in NOTEBOOKS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop widget state blobs and volatile metadata; pin the kernelspec."""
+    nb.metadata.pop("widgets", None)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata["language_info"] = {"name": "python"}
+    for cell in nb.cells:
+        for key in VOLATILE_CELL_KEYS:
+            cell.metadata.pop(key, None)
+    return nb
+
+
+def execute(path: Path) -> None:
+    """Run one notebook top to bottom in a fresh kernel of this environment; store it."""
+    nb = nbformat.read(path, as_version=4)
+    # The kernel is this very Python, whatever kernelspecs the machine has installed.
+    km = KernelManager(
+        kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager()
+    )
+    client = NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": path.parent}})
+    client.execute()
+    nbformat.validate(nb)
+    nbformat.write(normalise(nb), path)
+
+
+def main(argv: list[str]) -> int:
+    paths = [Path(a) for a in argv] or notebook_paths()
+    failed = []
+    for path in paths:
+        print(f"running {path} ...", flush=True)
+        try:
+            execute(path)
+        except CellExecutionError as error:
+            failed.append(path)
+            print(f"  a cell raised, so {path} was left unchanged:\n{error}", file=sys.stderr)
+    print(f"{len(paths) - len(failed)} of {len(paths)} notebook(s) re-run and stored.")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
