@@ -1,6 +1,19 @@
 """lessons_lib: the tested code behind the course on torch.autograd.Function."""
 
+from lessons_lib.checks import Report, check_function
+from lessons_lib.display import show_source
 from lessons_lib.exercises import cube_grad
 from lessons_lib.functions import Clamp, Clamp01, Cube, CubeWithSetupContext, RoundSTE, Square
 
-__all__ = ["Clamp", "Clamp01", "Cube", "CubeWithSetupContext", "RoundSTE", "Square", "cube_grad"]
+__all__ = [
+    "Clamp",
+    "Clamp01",
+    "Cube",
+    "CubeWithSetupContext",
+    "Report",
+    "RoundSTE",
+    "Square",
+    "check_function",
+    "cube_grad",
+    "show_source",
+]
