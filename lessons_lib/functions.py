@@ -107,3 +107,36 @@ class Clamp(Function):
         if ctx.needs_input_grad[0]:  # only pay for gradients someone asked for
             grad_x = grad_out * ((x >= ctx.lo) & (x <= ctx.hi))
         return grad_x, None, None  # one per forward input: x, lo, hi
+
+
+class ClippedSTE(Function):
+    """BinaryNet's straight-through estimator: sign forwards, gradient only where |x| <= 1."""
+
+    @staticmethod
+    def forward(ctx, x):
+        inside = x.abs() <= 1  # the gradient of hardtanh: pass through only here
+        ctx.save_for_backward(inside)
+        return torch.where(x >= 0, 1.0, -1.0).to(x.dtype)  # sign, with 0 counted as +1
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (inside,) = ctx.saved_tensors
+        return grad_out * inside  # large inputs get no gradient, so weights cannot run away
+
+
+class SigmoidSpike(Function):
+    """A spiking neuron: fire (a step) forwards, a sigmoid's smooth slope backwards."""
+
+    @staticmethod
+    def forward(ctx, x, slope):
+        ctx.save_for_backward(x)
+        ctx.slope = slope  # a plain number: it may ride on ctx
+        return (x > 0).to(x.dtype)  # 1 where the neuron fires, 0 elsewhere
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        s = torch.sigmoid(ctx.slope * x)
+        # The step's true gradient is zero almost everywhere; the derivative of
+        # sigmoid(slope * x) is a bump around the threshold, steeper as slope grows.
+        return grad_out * ctx.slope * s * (1 - s), None  # slope is a number: no gradient
