@@ -6,9 +6,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 READY := $(VENV)/.ready
 LAB_ARGS ?=
+COURSE_DIR ?= notebooks  # the browser tests serve a scratch copy instead
 # Loopback only, token kept (JupyterLab's default), nothing fetched from the network;
 # --allow-root only when actually running as root.
-LAB_FLAGS := --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks \
+LAB_FLAGS := --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(COURSE_DIR) \
 	--LabApp.default_url=/lab/tree/00-start-here.ipynb --LabApp.news_url=None \
 	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
 	--LabApp.extension_manager=readonly $(if $(filter 0,$(shell id -u)),--allow-root)

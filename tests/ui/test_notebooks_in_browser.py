@@ -1,0 +1,111 @@
+"""Every notebook, run in JupyterLab in a real headless Chromium, works as a learner sees it.
+
+nbval proves stored outputs but cannot see a widget; this test can. Per notebook: run
+all cells; every code cell ran, none errored, no widget failed to display; each
+explorer's picture changes when its point slider moves. Screenshots and timings land
+in build/ui/ for review.
+"""
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.lab_server import ROOT, running_lab
+from tools.notebooks import notebook_paths
+
+ARTIFACTS = ROOT / "build" / "ui"
+NOTEBOOKS = notebook_paths()
+RUN_ALL = """async () => {
+  const app = window.jupyterapp;
+  const panel = app.shell.currentWidget;
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  const started = performance.now();
+  await app.commands.execute('notebook:run-all-cells');
+  const cells = panel.content.widgets.filter(cell => cell.model.type === 'code');
+  return {
+    seconds: (performance.now() - started) / 1000,
+    counts: cells.map(cell => cell.model.executionCount),
+    outputs: cells.map(cell => cell.model.outputs.toJSON()),
+  };
+}"""
+SHUT_DOWN = """async () => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  await panel.sessionContext.shutdown();
+}"""
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab serving a scratch copy of notebooks/, so runs never touch stored outputs."""
+    copy = tmp_path_factory.mktemp("course") / "notebooks"
+    shutil.copytree(ROOT / "notebooks", copy, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    with running_lab("--LabApp.expose_app_in_browser=True", name="ui", course_dir=copy) as lab:
+        yield lab
+
+
+@pytest.fixture
+def page(browser, lab):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    yield page
+    page.close()
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(ROOT / "notebooks").as_posix()
+
+
+def errors_in(outputs: list) -> list[str]:
+    """Error outputs and tracebacks printed to stderr, across every cell."""
+    found = []
+    for cell in outputs:
+        for output in cell:
+            if output["output_type"] == "error":
+                found.append(f"{output['ename']}: {output['evalue']}")
+            elif output.get("name") == "stderr" and "Traceback" in "".join(output["text"]):
+                found.append("".join(output["text"]))
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=relative)
+def test_notebook_runs_in_jupyterlab_and_its_explorers_respond(page, lab, path, ui_timings):
+    name = relative(path).replace("/", "__").removesuffix(".ipynb")
+    page.goto(f"{lab.base}/lab/tree/{relative(path)}?token={lab.token}")
+    page.wait_for_function(
+        "window.jupyterapp?.shell.currentWidget?.sessionContext !== undefined", timeout=60_000
+    )
+    result = page.evaluate(RUN_ALL)
+    counts = result["counts"]
+    assert None not in counts and len(counts) == len(set(counts)), f"cells that never ran: {counts}"
+    assert errors_in(result["outputs"]) == []
+    page.wait_for_timeout(500)  # let widget views render
+    assert page.get_by_text("Error displaying widget").count() == 0
+
+    explorers = page.locator(".lessons-explorer")
+    latencies = []
+    for index in range(explorers.count()):
+        explorer = explorers.nth(index)
+        explorer.scroll_into_view_if_needed()
+        picture = explorer.locator("img.explorer-picture")
+        picture.wait_for()
+        before = picture.get_attribute("src")
+        messages_before = explorer.locator(".explorer-error").count()
+        explorer.screenshot(path=ARTIFACTS / f"{name}-explorer{index}-before.png")
+        handle = explorer.locator(".explorer-point .noUi-handle").first
+        handle.focus()
+        started = time.perf_counter()
+        for _ in range(5):
+            handle.press("ArrowRight")
+        page.wait_for_function(
+            "([img, old]) => img.getAttribute('src') !== old",
+            arg=[picture.element_handle(), before],
+            timeout=10_000,
+        )
+        latencies.append(time.perf_counter() - started)
+        explorer.screenshot(path=ARTIFACTS / f"{name}-explorer{index}-after.png")
+        assert explorer.locator(".explorer-error").count() == messages_before, "moving raised"
+    page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
+    page.evaluate(SHUT_DOWN)
+    ui_timings[relative(path)] = (result["seconds"], latencies)
