@@ -3,6 +3,7 @@
 from lessons_lib.checks import Report, check_function
 from lessons_lib.display import show_source
 from lessons_lib.exercises import cube_grad
+from lessons_lib.explorer import explore
 from lessons_lib.functions import Clamp, Clamp01, Cube, CubeWithSetupContext, RoundSTE, Square
 
 __all__ = [
@@ -15,5 +16,6 @@ __all__ = [
     "Square",
     "check_function",
     "cube_grad",
+    "explore",
     "show_source",
 ]
