@@ -656,6 +656,8 @@ def _build_figure(setup: Setup) -> tuple[Figure, FigureCanvasAgg, dict]:
         ha="center",
         va="bottom",
     )
+    for key, artist in a.items():
+        artist.set_gid(key)  # a stable name, so tests can find each artist
     return figure, canvas, a
 
 
