@@ -39,3 +39,11 @@ def test_notebook_follows_the_skeleton(path):
     for heading in ["What you will learn", "What you need first", "How long it takes"]:
         assert heading.lower() in text.lower(), heading
     assert "## Remember this" in text
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_heading_starts_a_slide(path):
+    """Teachers build a deck per notebook with `make slides`; headings mark its slides."""
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "markdown" and cell.source.startswith("#"):
+            assert cell.metadata.get("slideshow", {}).get("slide_type") == "slide", cell.source[:60]
