@@ -1,0 +1,310 @@
+"""The researcher track's Functions: the machinery, and the five reasons to write one.
+
+Each class is short and plain because the researcher notebook shows its source
+(``show_source(Sort)``). Every one is tested in tests/test_research.py against
+gradcheck, torch's own ops, or autograd through an unrolled computation.
+"""
+
+from collections import Counter
+from collections.abc import Callable
+from typing import ClassVar
+
+import numpy as np
+import torch
+from torch.autograd import Function
+from torch.autograd.function import once_differentiable
+
+# --- the machinery -----------------------------------------------------------------
+
+
+class Linear(Function):
+    """y = x Wᵀ + b for a batch x, computing only the gradients autograd asks for."""
+
+    computed: ClassVar[Counter] = Counter()  # a tally for the lesson: which gradients were made
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        return x @ weight.T + bias
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, weight = ctx.saved_tensors
+        grad_x = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:  # one bool per forward input, in order
+            grad_x = grad_out @ weight
+            Linear.computed["x"] += 1
+        if ctx.needs_input_grad[1]:  # a frozen weight skips this matrix product
+            grad_weight = grad_out.T @ x
+            Linear.computed["weight"] += 1
+        if ctx.needs_input_grad[2]:
+            grad_bias = grad_out.sum(0)
+            Linear.computed["bias"] += 1
+        return grad_x, grad_weight, grad_bias
+
+
+class Sort(Function):
+    """Sort along the last dimension; the indices are an output with no gradient."""
+
+    @staticmethod
+    def forward(ctx, x):
+        values, indices = torch.sort(x, dim=-1)
+        ctx.mark_non_differentiable(indices)  # autograd will not track them
+        ctx.save_for_backward(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        # One upstream gradient per output; the one for indices is always zeros.
+        (indices,) = ctx.saved_tensors
+        # The Jacobian is a permutation: send each gradient back where its value came from.
+        return torch.zeros_like(grad_values).scatter(-1, indices, grad_values)
+
+
+class CubeDetachedBackward(Function):
+    """Cube whose backward detaches x: first derivatives right, second ones silently wrong."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * 3 * x.detach() ** 2  # hides x from double backward
+
+
+class CubeOnceDifferentiable(Function):
+    """Cube that refuses double backward honestly, with @once_differentiable."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    @once_differentiable  # backward runs on plain tensors; differentiating it raises
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * 3 * x**2
+
+
+def vjp_error(
+    fn: Callable[[torch.Tensor], torch.Tensor],
+    reference: Callable[[torch.Tensor], torch.Tensor],
+    x: torch.Tensor,
+    trials: int = 5,
+    seed: int = 0,
+) -> float:
+    """Largest gap between fn's backward and torch.func.vjp of reference, on random grad_outs."""
+    generator = torch.Generator().manual_seed(seed)
+    leaf = x.detach().requires_grad_(True)
+    out = fn(leaf)
+    _, reference_vjp = torch.func.vjp(reference, x.detach())
+    worst = 0.0
+    for _ in range(trials):
+        grad_out = torch.randn(out.shape, generator=generator, dtype=out.dtype)
+        (ours,) = torch.autograd.grad(out, leaf, grad_out, retain_graph=True)
+        (theirs,) = reference_vjp(grad_out)
+        worst = max(worst, (ours - theirs).abs().max().item())
+    return worst
+
+
+# --- reason 1: foreign compute -------------------------------------------------------
+
+
+class NumpyConvolve(Function):
+    """Full 1-D convolution computed by NumPy, made differentiable in x and the kernel."""
+
+    @staticmethod
+    def forward(ctx, x, kernel):
+        ctx.save_for_backward(x, kernel)
+        y = np.convolve(x.detach().cpu().numpy(), kernel.detach().cpu().numpy(), mode="full")
+        return torch.from_numpy(y).to(x)  # back to torch: same dtype and device as x
+
+    @staticmethod
+    @once_differentiable  # NumPy is invisible to autograd: refuse double backward honestly
+    def backward(ctx, grad_out):
+        x, kernel = (t.cpu().numpy() for t in ctx.saved_tensors)
+        g = grad_out.cpu().numpy()
+        grad_x = grad_kernel = None
+        # y[n] = sum_k x[k] kernel[n - k], so each VJP is a correlation with the other input.
+        if ctx.needs_input_grad[0]:
+            grad_x = torch.from_numpy(np.correlate(g, kernel, mode="valid")).to(grad_out)
+        if ctx.needs_input_grad[1]:
+            grad_kernel = torch.from_numpy(np.correlate(g, x, mode="valid")).to(grad_out)
+        return grad_x, grad_kernel
+
+
+# --- reason 2: surrogate gradients -----------------------------------------------------
+
+
+class Heaviside(Function):
+    """A spike (step at 0) with its true gradient: zero almost everywhere."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return (x > 0).to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return torch.zeros_like(grad_out)  # honest, and useless for learning
+
+
+def train_spiking_layer(
+    spike: Callable[[torch.Tensor], torch.Tensor], steps: int = 60, lr: float = 2.0, seed: int = 0
+) -> list[float]:
+    """Teach a layer of spiking neurons to copy a teacher's spikes; the loss after each step.
+
+    The loss is the fraction of wrong spikes, so 0.5 is guessing and 0 is perfect.
+    Only `spike`'s backward decides whether the weights can move.
+    """
+    generator = torch.Generator().manual_seed(seed)
+    inputs = torch.randn(128, 8, generator=generator)
+    target = (inputs @ torch.randn(8, 4, generator=generator) > 0).float()
+    weight = torch.randn(8, 4, generator=generator).requires_grad_(True)
+    losses = []
+    for _ in range(steps):
+        loss = ((spike(inputs @ weight) - target) ** 2).mean()
+        (grad,) = torch.autograd.grad(loss, weight)
+        with torch.no_grad():
+            weight -= lr * grad
+        losses.append(loss.item())
+    return losses
+
+
+# --- reason 3: a numerically superior derivative ----------------------------------------
+
+
+class StableSoftplus(Function):
+    """log(1 + exp(x)) that never overflows, with its derivative sigmoid(x) written by hand."""
+
+    generate_vmap_rule = True  # plain torch ops throughout, so torch.func can batch it
+
+    @staticmethod
+    def forward(x):
+        # max(x, 0) + log(1 + exp(-|x|)): the exponent is never positive.
+        return x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.sigmoid(x)  # bounded in [0, 1]: no inf, no NaN
+
+
+# --- reason 4: memory control -----------------------------------------------------------
+
+
+class TanhStackSaved(Function):
+    """tanh applied `depth` times, saving every intermediate output for backward."""
+
+    @staticmethod
+    def forward(ctx, x, depth):
+        outputs = []
+        for _ in range(depth):
+            x = torch.tanh(x)
+            outputs.append(x)
+        ctx.save_for_backward(*outputs)  # depth tensors held until backward
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        grad = grad_out
+        for y in reversed(ctx.saved_tensors):
+            grad = grad * (1 - y * y)  # tanh'(z) = 1 - tanh(z)^2
+        return grad, None
+
+
+class TanhStackRecompute(Function):
+    """tanh applied `depth` times, saving only the input and recomputing the rest in backward."""
+
+    @staticmethod
+    def forward(ctx, x, depth):
+        ctx.save_for_backward(x)  # one tensor, whatever the depth
+        ctx.depth = depth
+        for _ in range(depth):
+            x = torch.tanh(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        outputs = []
+        for _ in range(ctx.depth):  # forward again: time traded for memory
+            x = torch.tanh(x)
+            outputs.append(x)
+        grad = grad_out
+        for y in reversed(outputs):
+            grad = grad * (1 - y * y)
+        return grad, None
+
+
+def tanh_stack(x: torch.Tensor, depth: int) -> torch.Tensor:
+    """The same computation with plain torch ops, for autograd to differentiate."""
+    for _ in range(depth):
+        x = torch.tanh(x)
+    return x
+
+
+# --- reason 5: implicit differentiation ---------------------------------------------------
+
+
+class FixedPointTanh(Function):
+    """z* = tanh(z* Wᵀ + x) for a batch x, solved by iteration; backward by the IFT."""
+
+    @staticmethod
+    def forward(ctx, x, weight, tol, max_iter):
+        z = torch.zeros_like(x)
+        for _ in range(max_iter):  # converges when W is a contraction (spectral norm < 1)
+            z_next = torch.tanh(z @ weight.T + x)
+            done = (z_next - z).abs().max() <= tol
+            z = z_next
+            if done:
+                break
+        ctx.save_for_backward(z, weight)  # only the answer: the iterates are forgotten
+        return z
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        z, weight = ctx.saved_tensors
+        a = 1 - z * z  # tanh' at the fixed point; df/dz = diag(a) W for each row
+        eye = torch.eye(weight.shape[0], dtype=z.dtype)
+        # Implicit function theorem: solve (I - diag(a) W)ᵀ u = grad_out, one system per row.
+        u = torch.linalg.solve(eye - weight.T * a.unsqueeze(-2), grad_out)
+        v = u * a  # u pushed through tanh'
+        grad_x = v if ctx.needs_input_grad[0] else None  # df/dx = diag(a)
+        grad_weight = v.T @ z if ctx.needs_input_grad[1] else None  # df/dW_ij = a_i z_j
+        return grad_x, grad_weight, None, None
+
+
+def fixed_point_unrolled(x: torch.Tensor, weight: torch.Tensor, iterations: int) -> torch.Tensor:
+    """The same fixed point by plain iteration, for autograd to differentiate step by step."""
+    z = torch.zeros_like(x)
+    for _ in range(iterations):
+        z = torch.tanh(z @ weight.T + x)
+    return z
+
+
+# --- cost framing ------------------------------------------------------------------------
+
+
+class Exp(Function):
+    """exp(x) with exactly torch.exp's own backward (grad_out times the saved output)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.exp(x)
+        ctx.save_for_backward(y)  # exp is its own derivative: save the output
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return grad_out * y
