@@ -14,7 +14,7 @@ LAB_FLAGS := --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(COURSE_DIR) \
 	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
 	--LabApp.extension_manager=readonly $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test notebooks
+.PHONY: lab test notebooks slides
 
 lab: $(READY)
 	$(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS)
@@ -34,3 +34,9 @@ $(READY): requirements.txt pyproject.toml
 	@echo "Installing the pinned requirements into $(VENV)/ (first run only; a minute or two)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
 	@touch $@
+
+# One reveal.js deck per notebook in build/slides/ (headings start slides). The decks load
+# reveal.js from a CDN when opened; offline, present from JupyterLab's Presentation Mode.
+slides: $(READY)
+	$(BIN)/jupyter nbconvert --to slides --output-dir build/slides \
+		$(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*')
