@@ -128,6 +128,7 @@ class Setup:
 
     @property
     def name(self) -> str:
+        """fn's class name, as the legend and messages say it."""
         return self.fn.__name__
 
     @property
@@ -294,7 +295,7 @@ def encode_png(rgba: np.ndarray, compress_level: int) -> bytes:
     """
     height, width, _ = rgba.shape
     rows = np.zeros((height, 1 + 3 * width), np.uint8)  # each row: filter byte 0, then RGB
-    rows[:, 1:] = rgba[:, :, :3].reshape(height, -1)
+    rows[:, 1:].reshape(height, width, 3)[:] = rgba[:, :, :3]  # a view: one copy, no temporary
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
     pixels = zlib.compress(rows, compress_level)  # no copy: zlib reads the array buffer
     return (
@@ -376,8 +377,8 @@ class Explorer(widgets.VBox):
 
         lo, hi = x_range
         width = hi - lo
-        slider = {"continuous_update": True, "style": {"description_width": "9em"}}
-        wide = widgets.Layout(width=f"{WIDTH}px")
+        wide = widgets.Layout(width=f"{WIDTH}px")  # as wide as the picture
+        slider = {"continuous_update": True, "style": {"description_width": "9em"}, "layout": wide}
         self.point_slider = widgets.FloatSlider(
             value=point, min=lo, max=hi, step=width / 400, description="x", **slider
         )
@@ -403,10 +404,6 @@ class Explorer(widgets.VBox):
             )
             for p in setup.params
         }
-        for s in [self.point_slider, self.range_slider, self.scale_slider]:
-            s.layout = widgets.Layout(width=f"{WIDTH}px")
-        for s in self.param_sliders.values():
-            s.layout = widgets.Layout(width=f"{WIDTH}px")
         self.image = widgets.Image(
             format="png", layout=widgets.Layout(width=f"{WIDTH}px", height=f"{HEIGHT}px")
         )
