@@ -35,7 +35,7 @@ from lessons_lib.functions import (
     SigmoidSpike,
     Square,
 )
-from lessons_lib.probe import Run, is_function, run_function, vjp
+from lessons_lib.probe import Run, as_tuple, is_function, run_function, vjp
 
 WIDTH, HEIGHT, DPI = 960, 600, 96  # pixels: every frame has this size, so the page never jumps
 FONT = 14  # large enough for a projector
@@ -135,7 +135,7 @@ class Setup:
     def true_label(self) -> str:
         """Where the true gradient comes from, as the legend says it."""
         if self.grad_reference is not None:
-            return "true gradient (grad_reference)"
+            return "intended gradient (grad_reference)"
         if self.reference is not None:
             return f"true gradient (autograd of {self.reference_label})"
         return f"true gradient (finite differences of {self.name})"
@@ -188,8 +188,11 @@ class Setup:
         def with_given_gradient(*args: object) -> torch.Tensor:
             x = args[vary]
             value = reference(*args).detach() if reference is not None else torch.zeros_like(x)
-            # Zero in value, grad_reference in gradient: autograd then applies grad_out.
-            return value + (x - x.detach()) * grad_reference(*args).detach()
+            # As in check_function: grad_reference(*inputs, grad_out) is the intended backward.
+            # Asked with grad_out = 1 it gives the derivative; autograd then applies grad_out.
+            given = as_tuple(grad_reference(*args, torch.ones_like(x)))
+            derivative = given[vary] if len(given) == len(args) else given[0]
+            return value + (x - x.detach()) * derivative.detach()
 
         return with_given_gradient
 
@@ -686,8 +689,10 @@ def explore(
     reference: a plain function computing what fn should compute forwards, called with
         fn's inputs; its autograd gradient is the true gradient. Without one, the true
         gradient is a central finite difference of fn's own forward.
-    grad_reference: the true derivative with respect to the varied input, given
-        directly (called with fn's inputs); it takes precedence over the reference's.
+    grad_reference: the intended backward, as in check_function: called as
+        grad_reference(*inputs, grad_out), e.g. lambda x, g: g for a straight-through
+        estimator; when given, backward is measured against it instead of the reference's
+        autograd gradient.
     vary, hold: for a Function of several inputs, input number `vary` moves along x and
         `hold` gives the others in order (tensors must hold a single number).
     params: held numbers that get their own slider, e.g. Param(1, "slope", 0.5, 20).

@@ -290,11 +290,20 @@ def test_without_a_reference_the_truth_is_a_finite_difference_of_the_forward():
     assert artist(ex, "true").get_linestyle() == ":"
 
 
-def test_grad_reference_gives_the_true_derivative_directly_and_is_scaled():
-    ex = explore(CubeForgetsGradOut, grad_reference=lambda t: 3 * t**2, scale=-1.5)
+def test_grad_reference_gives_the_intended_backward_and_is_scaled():
+    ex = explore(CubeForgetsGradOut, grad_reference=lambda t, g: g * 3 * t**2, scale=-1.5)
     x, true = curve(ex, "true")
     np.testing.assert_allclose(true, -1.5 * 3 * x**2)
     np.testing.assert_allclose(curve(ex, "custom")[1], 3 * x**2)
+
+
+def test_a_straight_through_grad_reference_means_the_same_as_in_check_function():
+    """grad_reference(*inputs, grad_out) is the intended backward in both helpers."""
+    ex = explore(RoundSTE, torch.round, grad_reference=lambda t, g: g, scale=2.0)
+    x, intended = curve(ex, "true")
+    np.testing.assert_allclose(intended, np.full_like(x, 2.0))
+    assert not shaded(ex, x).any()
+    assert "intended gradient" in artist(ex, "true").get_label()
 
 
 # --- the static fallback -------------------------------------------------------------
