@@ -5,6 +5,7 @@ these checks cover what nbval cannot see: how the notebook was stored.
 """
 
 import copy
+import re
 
 import nbformat
 import pytest
@@ -47,3 +48,11 @@ def test_every_heading_starts_a_slide(path):
     for cell in nbformat.read(path, as_version=4).cells:
         if cell.cell_type == "markdown" and cell.source.startswith("#"):
             assert cell.metadata.get("slideshow", {}).get("slide_type") == "slide", cell.source[:60]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_relative_link_leads_to_a_file(path):
+    text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if not target.startswith(("http://", "https://", "#", "mailto:")):
+            assert (path.parent / target.split("#")[0]).exists(), target
