@@ -381,7 +381,7 @@ def _ctx_tensor(names: list[str]) -> Finding:
         "ctx-tensor",
         f"A tensor is stored as a plain attribute ({stored}) instead of through save_for_backward.",
         "It may give the right numbers today, but it skips the version check that catches a saved "
-        "tensor changed in place, can leak memory through a reference cycle, and breaks double backward.",
+        "tensor changed in place, breaks double backward, and, for an output, makes a reference cycle that leaks memory.",
         "Save tensors with ctx.save_for_backward(x) and read them with ctx.saved_tensors; "
         "only non-tensors (numbers, shapes, flags) belong on ctx attributes.",
     )
