@@ -153,7 +153,7 @@ class Heaviside(Function):
 
 
 def train_spiking_layer(
-    spike: Callable[[torch.Tensor], torch.Tensor], steps: int = 60, lr: float = 2.0, seed: int = 0
+    spike: Callable[[torch.Tensor], torch.Tensor], steps: int = 100, lr: float = 5.0, seed: int = 0
 ) -> list[float]:
     """Teach a layer of spiking neurons to copy a teacher's spikes; the loss after each step.
 
