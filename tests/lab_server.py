@@ -43,7 +43,7 @@ def status(url: str) -> int:
 
 @contextmanager
 def running_lab(
-    *extra_args: str, name: str = "lab", course_dir: Path | None = None
+    *extra_args: str, name: str = "lab", course_dir: Path | None = None, env: dict | None = None
 ) -> Iterator[Lab]:
     """`make lab` with --no-browser and extra JupyterLab options; stopped on exit."""
     port, token = free_loopback_port(), secrets.token_hex(16)
@@ -55,7 +55,7 @@ def running_lab(
             ["make", "-s", "lab", f"LAB_ARGS={args}"]
             + ([f"COURSE_DIR={course_dir}"] if course_dir else []),
             cwd=ROOT,
-            env={**os.environ, "JUPYTER_TOKEN": token},
+            env={**os.environ, **(env or {}), "JUPYTER_TOKEN": token},
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # so the whole make -> jupyter tree can be stopped

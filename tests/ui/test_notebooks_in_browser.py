@@ -40,9 +40,21 @@ SHUT_DOWN = """async () => {
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """JupyterLab serving a scratch copy of notebooks/, so runs never touch stored outputs."""
-    copy = tmp_path_factory.mktemp("course") / "notebooks"
+    scratch = tmp_path_factory.mktemp("course")
+    copy = scratch / "notebooks"
     shutil.copytree(ROOT / "notebooks", copy, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    with running_lab("--LabApp.expose_app_in_browser=True", name="ui", course_dir=copy) as lab:
+    # Private JupyterLab settings: render every cell (no windowing), so each explorer
+    # can be reached; the machine's own settings and workspaces stay untouched.
+    settings = scratch / "settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    env = {
+        "JUPYTERLAB_SETTINGS_DIR": str(scratch / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(scratch / "workspaces"),
+    }
+    with running_lab(
+        "--LabApp.expose_app_in_browser=True", name="ui", course_dir=copy, env=env
+    ) as lab:
         yield lab
 
 
@@ -72,7 +84,8 @@ def errors_in(outputs: list) -> list[str]:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=relative)
 def test_notebook_runs_in_jupyterlab_and_its_explorers_respond(page, lab, path, ui_timings):
     name = relative(path).replace("/", "__").removesuffix(".ipynb")
-    page.goto(f"{lab.base}/lab/tree/{relative(path)}?token={lab.token}")
+    # ?reset: a fresh workspace, so no tab from an earlier notebook is restored beside it
+    page.goto(f"{lab.base}/lab/tree/{relative(path)}?reset&token={lab.token}")
     page.wait_for_function(
         "window.jupyterapp?.shell.currentWidget?.sessionContext !== undefined", timeout=60_000
     )
