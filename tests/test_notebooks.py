@@ -6,6 +6,8 @@ these checks cover what nbval cannot see: how the notebook was stored.
 
 import copy
 import re
+import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -56,3 +58,13 @@ def test_every_relative_link_leads_to_a_file(path):
     for target in re.findall(r"\]\(([^)\s]+)\)", text):
         if not target.startswith(("http://", "https://", "#", "mailto:")):
             assert (path.parent / target.split("#")[0]).exists(), target
+
+
+def test_the_notebook_benchmark_runs_and_reports_time_and_peak_memory():
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.notebooks", str(NOTEBOOKS[0])],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert re.search(r"00-start-here\.ipynb\s+\d+\.\d\s+\d+\n", out), out

@@ -1,0 +1,63 @@
+"""Each notebook's run time and its kernel's peak memory, executed as CI executes it.
+
+    .venv/bin/python -m benchmarks.notebooks [NOTEBOOK ...]
+
+Budgets (issues 5 and 6): the whole course under 60 s, the researcher track under 30 s,
+no kernel above 700 MB. The kernel's peak resident memory is read from Linux's
+/proc/<pid>/status (VmHWM) just before the kernel shuts down.
+"""
+
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from jupyter_client import KernelManager
+from nbclient import NotebookClient
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
+
+from tools.notebooks import notebook_paths
+
+BUDGET_MB = 700
+
+
+def peak_megabytes(pid: int) -> float:
+    """Peak resident set size of a process, in MB (Linux only)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM line: peak memory is only readable on Linux")
+
+
+def measure(path: Path) -> tuple[float, float]:
+    """Seconds to run every cell in a fresh kernel, and that kernel's peak memory."""
+    nb = nbformat.read(path, as_version=4)
+    km = KernelManager(
+        kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager()
+    )
+    client = NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": path.parent}})
+    peak = 0.0
+    started = time.perf_counter()
+    with client.setup_kernel():
+        for index, cell in enumerate(nb.cells):
+            client.execute_cell(cell, index)
+        seconds = time.perf_counter() - started
+        peak = peak_megabytes(km.provisioner.process.pid)
+    return seconds, peak
+
+
+def main(argv: list[str]) -> int:
+    paths = [Path(a) for a in argv] or notebook_paths()
+    print(f"{'notebook':45} {'seconds':>8} {'peak MB':>8}")
+    total = 0.0
+    for path in paths:
+        seconds, peak = measure(path)
+        total += seconds
+        flag = "" if peak < BUDGET_MB else f"  over {BUDGET_MB} MB"
+        print(f"{path.name:45} {seconds:8.1f} {peak:8.0f}{flag}")
+    print(f"{'all notebooks':45} {total:8.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
