@@ -4,15 +4,26 @@ from lessons_lib.checks import Report, check_function
 from lessons_lib.display import show_source
 from lessons_lib.exercises import cube_grad
 from lessons_lib.explorer import explore
-from lessons_lib.functions import Clamp, Clamp01, Cube, CubeWithSetupContext, RoundSTE, Square
+from lessons_lib.functions import (
+    Clamp,
+    Clamp01,
+    ClippedSTE,
+    Cube,
+    CubeWithSetupContext,
+    RoundSTE,
+    SigmoidSpike,
+    Square,
+)
 
 __all__ = [
     "Clamp",
     "Clamp01",
+    "ClippedSTE",
     "Cube",
     "CubeWithSetupContext",
     "Report",
     "RoundSTE",
+    "SigmoidSpike",
     "Square",
     "check_function",
     "cube_grad",
