@@ -28,11 +28,14 @@ test: $(READY)
 notebooks: $(READY)
 	$(BIN)/python -m tools.notebooks
 
-$(READY): requirements.txt pyproject.toml
+$(READY): requirements.txt pyproject.toml binder/ipython_kernel_config.py
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed: make PYTHON=python3.11 ...")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "Installing the pinned requirements into $(VENV)/ (first run only; a minute or two)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
+	@# Every kernel of this environment loads the plain-English hints (lessons_lib/friendly.py).
+	@mkdir -p $(VENV)/etc/ipython
+	@cp binder/ipython_kernel_config.py $(VENV)/etc/ipython/
 	@touch $@
 
 # One reveal.js deck per notebook in build/slides/ (headings start slides). The decks load

@@ -12,11 +12,9 @@ import time
 from pathlib import Path
 
 import nbformat
-from jupyter_client import KernelManager
 from nbclient import NotebookClient
-from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
 
-from tools.notebooks import notebook_paths
+from tools.notebooks import course_kernel, notebook_paths
 
 BUDGET_MB = 700
 
@@ -32,9 +30,7 @@ def peak_megabytes(pid: int) -> float:
 def measure(path: Path) -> tuple[float, float]:
     """Seconds to run every cell in a fresh kernel, and that kernel's peak memory."""
     nb = nbformat.read(path, as_version=4)
-    km = KernelManager(
-        kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager()
-    )
+    km = course_kernel()
     client = NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": path.parent}})
     peak = 0.0
     started = time.perf_counter()

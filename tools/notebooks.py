@@ -38,14 +38,19 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+def course_kernel() -> KernelManager:
+    """A kernel of this very Python, whatever kernelspecs the machine has installed."""
+    return KernelManager(
+        kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager()
+    )
+
+
 def execute(path: Path) -> None:
     """Run one notebook top to bottom in a fresh kernel of this environment; store it."""
     nb = nbformat.read(path, as_version=4)
-    # The kernel is this very Python, whatever kernelspecs the machine has installed.
-    km = KernelManager(
-        kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager()
+    client = NotebookClient(
+        nb, km=course_kernel(), timeout=600, resources={"metadata": {"path": path.parent}}
     )
-    client = NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": path.parent}})
     client.execute()
     nbformat.validate(nb)
     nbformat.write(normalise(nb), path)

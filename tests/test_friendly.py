@@ -1,0 +1,31 @@
+"""A cell run before the cells it needs gets a plain-English hint, in every course kernel."""
+
+import nbformat
+from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell, new_notebook
+
+from lessons_lib.friendly import explain_name_error
+from tools.notebooks import course_kernel
+
+
+def test_the_hint_names_the_missing_name_and_how_to_recover():
+    try:
+        undefined_in_this_test  # noqa: B018
+    except NameError as error:
+        lines = explain_name_error(error)
+    assert lines[0] == "NameError: name 'undefined_in_this_test' is not defined"
+    text = " ".join(lines)
+    assert "`undefined_in_this_test` does not exist yet" in text
+    assert "Run All Above Selected Cell" in text and "Restart Kernel and Run All" in text
+
+
+def test_a_fresh_course_kernel_shows_the_hint_instead_of_a_traceback():
+    """The kernel loads the extension itself: nothing in the notebook imports lessons_lib."""
+    nb = new_notebook(cells=[new_code_cell("x = 1"), new_code_cell("print(y)")])
+    client = NotebookClient(nb, km=course_kernel(), allow_errors=True, timeout=120)
+    client.execute()
+    (error,) = nb.cells[1].outputs
+    assert error.output_type == "error" and error.ename == "NameError"
+    assert error.traceback == explain_name_error(NameError("name 'y' is not defined", name="y"))
+    assert not any("Traceback" in line or "File " in line for line in error.traceback)
+    nbformat.validate(nb)
