@@ -33,3 +33,9 @@ def test_binder_python_matches_the_course_floor():
 def test_binder_installs_lessons_lib():
     assert "pip install" in (ROOT / "binder" / "postBuild").read_text()
     assert "-e ." in (ROOT / "binder" / "postBuild").read_text()
+
+
+def test_binder_kernels_load_the_plain_english_hints_as_make_does():
+    config = "binder/ipython_kernel_config.py"
+    assert f'cp {config} "$config_dir/"' in (ROOT / "binder" / "postBuild").read_text()
+    assert f"cp {config} $(VENV)/etc/ipython/" in (ROOT / "Makefile").read_text()
