@@ -9,6 +9,7 @@ in build/ui/ for review.
 import shutil
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -61,8 +62,16 @@ def lab(tmp_path_factory):
 @pytest.fixture
 def page(browser, lab):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.off_machine = []  # every request that would leave this machine
+    page.on("request", lambda request: off_machine(request.url, page.off_machine))
     yield page
     page.close()
+
+
+def off_machine(url: str, found: list[str]) -> None:
+    host = urlsplit(url).hostname
+    if urlsplit(url).scheme not in ("data", "blob") and host not in ("127.0.0.1", None):
+        found.append(url)
 
 
 def relative(path: Path) -> str:
@@ -120,5 +129,6 @@ def test_notebook_runs_in_jupyterlab_and_its_explorers_respond(page, lab, path, 
         explorer.screenshot(path=ARTIFACTS / f"{name}-explorer{index}-after.png")
         assert explorer.locator(".explorer-error").count() == messages_before, "moving raised"
     page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
+    assert page.off_machine == [], "JupyterLab or a notebook fetched from the network"
     page.evaluate(SHUT_DOWN)
     ui_timings[relative(path)] = (result["seconds"], latencies)
