@@ -14,6 +14,8 @@ LAB_FLAGS := --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(COURSE_DIR) \
 	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
 	--LabApp.extension_manager=readonly $(if $(filter 0,$(shell id -u)),--allow-root)
 
+NEWS_PLUGIN := @jupyterlab/apputils-extension:announcements
+
 .PHONY: lab test notebooks slides
 
 lab: $(READY)
@@ -36,6 +38,8 @@ $(READY): requirements.txt pyproject.toml binder/ipython_kernel_config.py
 	@# Every kernel of this environment loads the plain-English hints (lessons_lib/friendly.py).
 	@mkdir -p $(VENV)/etc/ipython
 	@cp binder/ipython_kernel_config.py $(VENV)/etc/ipython/
+	@# No "get Jupyter news?" prompt: the course fetches nothing from the network.
+	@$(BIN)/jupyter labextension disable --level=sys_prefix $(NEWS_PLUGIN) >/dev/null 2>&1
 	@touch $@
 
 # One reveal.js deck per notebook in build/slides/ (headings start slides). The decks load

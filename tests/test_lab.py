@@ -46,3 +46,9 @@ def test_lab_opens_the_course_map(lab):
 def test_lab_does_not_offer_to_install_extensions_from_the_network(lab):
     log = lab.log
     assert "Extension Manager is 'readonly'" in log.read_text()
+
+
+def test_lab_does_not_ask_to_fetch_jupyter_news(lab):
+    with urllib.request.urlopen(f"{lab.base}/lab?token={lab.token}", timeout=5) as response:
+        page = response.read().decode()
+    assert '"disabledExtensions": ["@jupyterlab/apputils-extension:announcements"]' in page
