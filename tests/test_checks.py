@@ -7,31 +7,7 @@ from torch.autograd import Function
 from lessons_lib import Clamp, Clamp01, Cube, CubeWithSetupContext, RoundSTE, Square
 from lessons_lib.checks import CODES, LESSON_SECTIONS, check_function, default_inputs
 from lessons_lib.errors import InputError, LessonError
-
-
-def function(name, forward, backward, **extra):
-    """A classic-form Function subclass built from two plain functions."""
-    body = {"forward": staticmethod(forward), "backward": staticmethod(backward)}
-    body.update({k: staticmethod(v) for k, v in extra.items()})
-    return type(name, (Function,), body)
-
-
-def saved(ctx):
-    return ctx.saved_tensors[0]
-
-
-def save_and(compute):
-    """A forward that saves x and returns compute(x)."""
-
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return compute(x)
-
-    return forward
-
-
-def cube(x):
-    return x**3
+from tests.learner_functions import cube, function, save_and, saved
 
 
 def clamp01(x):

@@ -15,32 +15,13 @@ from lessons_lib import Clamp, Clamp01, Cube, RoundSTE, explore
 from lessons_lib.errors import InputError, NotAFunctionError
 from lessons_lib.explorer import HEIGHT, WIDTH, Param, Throttle, encode_png
 from lessons_lib.functions import ClippedSTE, SigmoidSpike
+from tests.learner_functions import cube, function, save_and, saved
 
-
-class CubeForgetsGradOut(torch.autograd.Function):
-    """The exercise's starter mistake: the local derivative without the upstream gradient."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x**3
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return 3 * x**2
-
-
-class CubeWrongPower(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x**3
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return grad_out * 2 * x**2
+# The exercise's starter mistake: the local derivative without the upstream gradient.
+CubeForgetsGradOut = function(
+    "CubeForgetsGradOut", save_and(cube), lambda ctx, g: 3 * saved(ctx) ** 2
+)
+CubeWrongPower = function("CubeWrongPower", save_and(cube), lambda ctx, g: g * 2 * saved(ctx) ** 2)
 
 
 class OnlyPositive(torch.autograd.Function):
