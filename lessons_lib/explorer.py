@@ -401,7 +401,7 @@ class Explorer(widgets.VBox):
                 value=float(self._held[setup.held_position(p.index)]),
                 min=p.low,
                 max=p.high,
-                step=(p.high - p.low) / 200,
+                step=10 ** math.floor(math.log10((p.high - p.low) / 200)),  # round values
                 description=p.name,
                 **slider,
             )
