@@ -12,6 +12,7 @@ from lessons_lib.errors import InputError, LessonError
 from lessons_lib.probe import (
     Failure,
     as_tuple,
+    describe_non_function,
     differentiable,
     fresh_inputs,
     is_function,
@@ -327,25 +328,9 @@ def _uses_setup_context(fn: type) -> bool:
 
 
 def _not_a_function(fn: object) -> Finding:
-    owner = getattr(fn, "__self__", None)
-    if is_function(owner):
-        what = f"You passed {owner.__name__}.apply; pass the class {owner.__name__} itself."
-    elif isinstance(fn, torch.autograd.Function):
-        cls = type(fn).__name__
-        what = f"You passed an instance, {cls}(); pass the class {cls} itself."
-    elif fn is torch.autograd.Function:
-        what = "You passed torch.autograd.Function itself; pass your subclass of it."
-    elif isinstance(fn, torch.nn.Module) or (
-        isinstance(fn, type) and issubclass(fn, torch.nn.Module)
-    ):
-        what = "You passed an nn.Module: it calls operations; a Function defines one."
-    elif callable(fn):
-        what = "You passed a plain Python function, not a torch.autograd.Function subclass."
-    else:
-        what = f"You passed a {type(fn).__name__}, not a torch.autograd.Function subclass."
     return Finding(
         "not-a-function",
-        what,
+        describe_non_function(fn, "check_function({}, reference)"),
         "Only a Function subclass carries both a forward step and its own backward rule.",
         "Write `class MyStep(torch.autograd.Function)` with @staticmethod forward(ctx, x) "
         "and backward(ctx, grad_out), and pass MyStep.",

@@ -9,7 +9,7 @@ import torch
 
 from lessons_lib.display import message_box
 from lessons_lib.functions import Cube
-from lessons_lib.probe import preserved_global_state
+from lessons_lib.probe import Failure, preserved_global_state
 
 
 def cube_grad(x: torch.Tensor) -> torch.Tensor:
@@ -297,8 +297,8 @@ def _fix_for_error(error: Exception) -> str:
 
 
 def _error_text(error: BaseException) -> str:
-    message = str(error).strip().splitlines()[0] if str(error).strip() else "(no message)"
-    return f"it raised {type(error).__name__}: {message}"
+    failure = Failure.of("cube_grad", error)  # the same one-line wording as the doctor's
+    return f"it raised {failure.kind}: {failure.message}"
 
 
 def _short(value: object) -> str:

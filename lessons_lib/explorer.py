@@ -35,7 +35,14 @@ from lessons_lib.functions import (
     SigmoidSpike,
     Square,
 )
-from lessons_lib.probe import Run, as_tuple, is_function, run_function, vjp
+from lessons_lib.probe import (
+    Run,
+    as_tuple,
+    describe_non_function,
+    is_function,
+    run_function,
+    vjp,
+)
 
 WIDTH, HEIGHT, DPI = 960, 600, 96  # pixels: every frame has this size, so the page never jumps
 FONT = 14  # large enough for a projector
@@ -699,7 +706,7 @@ def explore(
     The lesson's Functions (Cube, RoundSTE, ...) come with a preset for each of these.
     """
     if not is_function(fn):
-        raise NotAFunctionError(_not_a_function_message(fn))
+        raise NotAFunctionError(describe_non_function(fn, "explore({})"))
     preset = PRESETS.get(fn)
     if reference is None and grad_reference is None and preset is not None:
         reference, label = preset.reference, preset.label
@@ -722,19 +729,6 @@ def explore(
         raise InputError(f"scale must be a finite number, got {scale!r}.")
     point = min(max(float(point), x_range[0]), x_range[1])
     return Explorer(setup, x_range, point, float(scale))
-
-
-def _not_a_function_message(fn: object) -> str:
-    owner = getattr(fn, "__self__", None)
-    if is_function(owner):  # Cube.apply
-        return f"explore needs the class itself: explore({owner.__name__}), not .apply."
-    if is_function(type(fn)):  # Cube()
-        name = type(fn).__name__
-        return f"explore needs the class itself: explore({name}), not an instance {name}()."
-    return (
-        "explore needs a torch.autograd.Function subclass such as Cube, "
-        f"got {type(fn).__name__} {fn!r:.60}."
-    )
 
 
 def _checked_range(x_range: object) -> tuple[float, float]:

@@ -51,6 +51,32 @@ def is_function(fn: object) -> bool:
     )
 
 
+def describe_non_function(fn: object, usage: str) -> str:
+    """One sentence on what was passed instead of a Function subclass, and what to pass.
+
+    `usage` shows the helper's right call with `{}` for the class, e.g. "explore({})".
+    """
+    owner = getattr(fn, "__self__", None)
+    if is_function(owner):  # Cube.apply
+        name = owner.__name__
+        return f"You passed {name}.apply; pass the class {name} itself: {usage.format(name)}, not .apply."
+    if isinstance(fn, torch.autograd.Function):  # Cube()
+        name = type(fn).__name__
+        return (
+            f"You passed an instance, {name}(); pass the class {name} itself: "
+            f"{usage.format(name)}, not an instance {name}()."
+        )
+    if fn is torch.autograd.Function:
+        return "You passed torch.autograd.Function itself; pass your subclass of it."
+    if isinstance(fn, torch.nn.Module) or (
+        isinstance(fn, type) and issubclass(fn, torch.nn.Module)
+    ):
+        return "You passed an nn.Module: it calls operations; a Function defines one."
+    if callable(fn):
+        return "You passed a plain Python function, not a torch.autograd.Function subclass."
+    return f"You passed a {type(fn).__name__}, not a torch.autograd.Function subclass."
+
+
 @contextmanager
 def preserved_global_state() -> Iterator[None]:
     """Undo whatever learner code does to grad mode, default dtype, RNG or anomaly mode."""

@@ -4,7 +4,13 @@ import pytest
 import torch
 
 from lessons_lib import Clamp, Cube, RoundSTE
-from lessons_lib.probe import is_function, preserved_global_state, run_function, vjp
+from lessons_lib.probe import (
+    describe_non_function,
+    is_function,
+    preserved_global_state,
+    run_function,
+    vjp,
+)
 
 X = torch.tensor([-1.5, 0.0, 2.0], dtype=torch.float64)
 
@@ -135,3 +141,14 @@ def test_preserved_global_state_restores_even_after_an_exception():
 def test_round_ste_backward_is_identity_through_the_probe():
     run = run_function(RoundSTE, (X,), upstream=lambda out: torch.full_like(out, 3.0))
     assert run.grads[0].tolist() == [3.0, 3.0, 3.0]
+
+
+def test_describe_non_function_names_what_was_passed_and_the_right_call():
+    usage = "explore({})"
+    assert describe_non_function(Cube.apply, usage).endswith("explore(Cube), not .apply.")
+    with pytest.warns(DeprecationWarning):
+        instance = Cube()
+    assert "pass the class Cube itself: explore(Cube)" in describe_non_function(instance, usage)
+    assert "nn.Module" in describe_non_function(torch.nn.Linear(1, 1), usage)
+    assert "plain Python function" in describe_non_function(torch.round, usage)
+    assert describe_non_function(3, usage).startswith("You passed a int")
