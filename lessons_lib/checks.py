@@ -1,4 +1,11 @@
-"""The gradient doctor: run a learner's Function, name each mistake, and say how to fix it."""
+"""The gradient doctor: run a learner's Function as training would, name each mistake, say how to fix it.
+
+check_function differentiates the Function through the real autograd engine (so every
+engine rule applies: broadcast gradients summed, trailing Nones accepted, dtypes cast),
+on several sets of points: a hand-picked sample, random points over a wider range and
+the tails. It compares forward, the gradient, double backward and (when defined) jvp
+with a plain torch reference. The words of each finding live in findings.py.
+"""
 
 import html
 import inspect
@@ -7,75 +14,55 @@ from dataclasses import dataclass
 
 import torch
 
+from lessons_lib import findings as say
 from lessons_lib.display import message_box
 from lessons_lib.errors import InputError, LessonError
+from lessons_lib.findings import CODES, LESSON_SECTIONS, Finding
+from lessons_lib.higher_order import (
+    defines_jvp,
+    forward_mode,
+    is_once_differentiable,
+    jvp_of,
+    second_derivatives,
+)
 from lessons_lib.probe import (
+    SCALE,
+    EngineRun,
     Failure,
     as_tuple,
-    describe_non_function,
     differentiable,
+    engine_run,
     fresh_inputs,
     is_function,
     preserved_global_state,
-    run_function,
     vjp,
 )
 
-# Most important first: a later finding is often a consequence of an earlier one.
-CODES = (
-    "not-a-function",
-    "error",
-    "mutates-input",
-    "forward",
-    "grad-count",
-    "grad-shape",
-    "no-gradient",
-    "chain-rule",
-    "gradient",
-    "ctx-tensor",
-)
-
-# Where each mistake is taught; the notebooks use these headings.
-DEV = "Developer track"
-LESSON_SECTIONS = {
-    "not-a-function": f"{DEV}, “A complete custom operation”",
-    "error": f"{DEV}, “The walkthrough”",
-    "mutates-input": f"{DEV}, “The walkthrough” (why save_for_backward)",
-    "forward": f"{DEV}, “A complete custom operation”",
-    "grad-count": f"{DEV}, “Common mistakes”: the wrong number of gradients",
-    "grad-shape": f"{DEV}, “The walkthrough” (one gradient per input)",
-    "no-gradient": f"{DEV}, “The walkthrough” (one gradient per input)",
-    "chain-rule": f"{DEV}, “Common mistakes”: breaking the chain",
-    "gradient": f"{DEV}, “Common mistakes”: a wrong derivative that runs fine",
-    "ctx-tensor": f"{DEV}, “Common mistakes”: tensors stashed on ctx",
-}
+__all__ = ["CODES", "LESSON_SECTIONS", "Report", "check_function", "default_inputs"]
 
 RTOL, ATOL = 1e-5, 1e-7
+LOW_RTOL, LOW_ATOL = 1e-3, 1e-5  # float32 and below: a few units in the last place add up
 MAX_EVIDENCE = 3
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One diagnosed mistake: what went wrong, the evidence, why it matters, how to fix it."""
-
-    code: str
-    what: str
-    why: str
-    fix: str
-    evidence: tuple[str, ...] = ()
-
-    @property
-    def section(self) -> str:
-        return LESSON_SECTIONS[self.code]
+WIDE = 10.0  # random points are drawn from [-WIDE, WIDE]
+TAILS = (-1e3, 1e3, -1e4, 1e4, -100.0, 100.0, -30.0, 30.0)  # most telling first
+KINK_STEP = 1e-6  # one-sided finite differences, relative to max(1, |x|)
+MAX_KINK_PROBES = 32  # elements probed for a kink per input and sample
 
 
 class Report:
     """The doctor's verdict on one Function: `ok`, `codes`, and readable text or HTML."""
 
-    def __init__(self, name: str, findings: Sequence[Finding], checked: str = "") -> None:
+    def __init__(
+        self,
+        name: str,
+        findings: Sequence[Finding],
+        checked: str = "",
+        notes: Sequence[str] = (),
+    ) -> None:
         self.name = name
         self.findings = sorted(findings, key=lambda f: CODES.index(f.code))
         self.checked = checked  # what a clean bill of health covered
+        self.notes = list(notes)  # what is worth knowing but is not a mistake
 
     @property
     def ok(self) -> bool:
@@ -100,13 +87,16 @@ class Report:
             lines += [f"    {e}" for e in f.evidence]
             lines += [f"  Why it matters: {f.why}", f"  How to fix it: {f.fix}"]
             lines.append(f"  Read more: {f.section}")
+        lines += [f"  Note: {n}" for n in self.notes]
         return "\n".join(lines)
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
+        notes = "".join(f"<p><i>Note:</i> {html.escape(n)}</p>" for n in self.notes)
         if self.ok:
-            return message_box(self._headline(), f"<p>{html.escape(self.checked)}</p>", "ok")
+            body = f"<p>{html.escape(self.checked)}</p>{notes}"
+            return message_box(self._headline(), body, "ok")
         parts = []
         for f in self.findings:
             evidence = "".join(f"<li><code>{html.escape(e)}</code></li>" for e in f.evidence)
@@ -117,7 +107,7 @@ class Report:
                 f"<i>How to fix it:</i> {html.escape(f.fix)}<br>"
                 f"<i>Read more:</i> {html.escape(f.section)}</p>"
             )
-        return message_box(self._headline(), "".join(parts), "problem")
+        return message_box(self._headline(), "".join(parts) + notes, "problem")
 
 
 def default_inputs() -> tuple[torch.Tensor]:
@@ -138,9 +128,11 @@ def check_function(
 ) -> Report:
     """Diagnose a learner's Function against a plain torch `reference` of its forward.
 
+    The reference may return one tensor or a tuple (one entry per output of forward).
     The intended gradient is autograd's gradient of `reference`, or, for surrogate
-    gradients, `grad_reference(*inputs, grad_out)`. Never raises for a broken `fn`;
-    raises a LessonError only when the check itself is set up wrongly.
+    gradients, `grad_reference(*inputs, *grad_outs)`. `inputs` are checked besides random
+    points and the tails. Never raises for a broken `fn`; raises a LessonError only when
+    the check itself is set up wrongly.
     """
     owner = getattr(fn, "__self__", None)  # Cube.apply was passed for Cube
     name = (
@@ -149,152 +141,73 @@ def check_function(
         else getattr(fn, "__name__", type(fn).__name__)
     )
     if not is_function(fn):
-        return Report(name, [_not_a_function(fn)])
-    if not callable(reference):
-        raise InputError(
-            f"reference must be a function computing the intended forward, got {reference!r}."
-        )
-    inputs = _validated(default_inputs() if inputs is None else inputs)
-    names = _input_names(fn, len(inputs))
+        return Report(name, [say.not_a_function(fn)])
+    for role, given in (("reference", reference), ("grad_reference", grad_reference)):
+        if given is not None and not callable(given):
+            raise InputError(
+                f"{role} must be a function computing the intended "
+                f"{'forward' if role == 'reference' else 'gradient'}, got {given!r}."
+            )
+    samples = sample_sets(None if inputs is None else _validated(inputs))
+    examination = Examination(fn, reference, grad_reference, samples[0].inputs)
     with preserved_global_state():
-        return Report(
-            name, _diagnose(fn, reference, grad_reference, inputs, names), _checked(inputs)
-        )
+        for sample in samples:
+            if not examination.examine(sample):
+                break
+    return examination.report(name)
 
 
-def _diagnose(fn, reference, grad_reference, inputs, names) -> list[Finding]:
-    run = run_function(fn, inputs, _upstream_gradient)
-    if run.failure:
-        return [_error(run.failure)]
-    findings = []
-    if run.mutated_inputs:
-        findings.append(_mutates_input([names[i] for i in run.mutated_inputs]))
-    if run.ctx_tensors:
-        findings.append(_ctx_tensor(run.ctx_tensors))
-
-    ref = vjp(reference, inputs, _upstream_gradient)
-    if ref.failure:
-        raise LessonError(f"The reference itself failed, so nothing can be checked: {ref.failure}.")
-    forward = _compare_forward(run.output, ref.output, inputs, names[0])
-    if forward:
-        findings.append(forward)
-
-    expected = ref.grads if grad_reference is None else _intended(grad_reference, inputs, ref)
-    upstream = _upstream_gradient(ref.output)
-    findings += _compare_gradients(fn, inputs, names, run.grads, expected, upstream)
-    return findings
+# --- where to look ---------------------------------------------------------------
 
 
-def _upstream_gradient(output: torch.Tensor) -> torch.Tensor:
-    """A fixed, non-uniform grad_out: a backward that ignores it cannot match by luck."""
+@dataclass(frozen=True)
+class Sample:
+    """One set of inputs to check at, and how a report names it."""
+
+    label: str
+    inputs: tuple
+    first: bool = False  # the learner's own inputs (or the default sample)
+    higher: bool = False  # also check double backward and jvp here
+
+
+def sample_sets(given: tuple | None) -> list[Sample]:
+    """The sample (or the learner's inputs), then random values and the tails for x.
+
+    Only the first float tensor (x) moves; every other input stays as the learner gave
+    it, because weights, bounds and indices often have to satisfy conditions (a
+    contraction, lo < hi) that random values would break.
+    """
+    base = default_inputs() if given is None else given
+    position = next(i for i, a in enumerate(base) if differentiable(a))
+    x = base[position]
+    if given is None:  # a flat sweep says more than the grid's shape
+        x = torch.empty(32, dtype=torch.float64)
     generator = torch.Generator().manual_seed(0)
-    return torch.empty_like(output).uniform_(0.5, 2.0, generator=generator).round(decimals=2)
+    random = torch.empty(x.shape, dtype=x.dtype).uniform_(-WIDE, WIDE, generator=generator)
+
+    def with_x(values: torch.Tensor) -> tuple:
+        return (*base[:position], values, *base[position + 1 :])
+
+    size = max(1, x.numel())
+    tails = [_tail_values(x, start) for start in range(0, min(len(TAILS), 4 * size), size)]
+    return [
+        Sample("the sample" if given is None else "your inputs", base, first=True, higher=True),
+        Sample(f"random points in [-{WIDE:g}, {WIDE:g}]", with_x(random), higher=True),
+        *(Sample("the tails", with_x(t)) for t in tails),
+    ]
 
 
-def _intended(grad_reference: Callable, inputs: tuple, ref) -> tuple:
-    """The surrogate gradient, aligned one entry per input (None for non-differentiable ones)."""
-    args = fresh_inputs(inputs)
-    try:
-        with torch.no_grad():
-            given = list(as_tuple(grad_reference(*args, _upstream_gradient(ref.output))))
-    except Exception as error:
-        raise LessonError(
-            f"grad_reference itself failed, so nothing can be checked: "
-            f"{Failure.of('grad_reference', error)}."
-        ) from None
-    if len(given) == len(inputs):
-        return tuple(given)
-    return tuple(given.pop(0) if differentiable(a) and given else None for a in inputs)
+def _tail_values(like: torch.Tensor, start: int) -> torch.Tensor:
+    """Large values of both signs, shaped like `like`, all distinct (so sorting has no ties)."""
+    count = max(1, like.numel())
+    values = [
+        TAILS[(start + i) % len(TAILS)] * (1 + 0.01 * ((start + i) // len(TAILS)))
+        for i in range(count)
+    ]
+    return torch.tensor(values, dtype=like.dtype).reshape(like.shape)
 
 
-def _compare_forward(output, expected: torch.Tensor, inputs, x_name: str) -> Finding | None:
-    if not isinstance(output, torch.Tensor):
-        return Finding(
-            "forward",
-            f"forward returned {type(output).__name__}, not a single tensor.",
-            "Whatever forward returns is what the next step receives.",
-            "Return one tensor computed from the inputs.",
-        )
-    if output.shape != expected.shape:
-        return Finding(
-            "forward",
-            f"forward returned shape {tuple(output.shape)}; the reference gives {tuple(expected.shape)}.",
-            "Later steps expect the shape the operation is meant to produce.",
-            "Compute elementwise on the input, without reshaping or reducing it.",
-        )
-    wrong = ~torch.isclose(output.to(expected.dtype), expected, RTOL, ATOL, equal_nan=True)
-    if not wrong.any():
-        return None
-    return Finding(
-        "forward",
-        "forward computes different values from the reference.",
-        "Every gradient is meaningless if the forward step is not the intended one.",
-        "Compare your forward line with the formula; run it on one number by hand.",
-        _evidence(wrong, inputs[0], x_name, expected, output),
-    )
-
-
-def _compare_gradients(fn, inputs, names, grads, expected, upstream) -> list[Finding]:
-    if len(grads) != len(inputs) or any(
-        g is not None and not isinstance(a, torch.Tensor)
-        for g, a in zip(grads, inputs, strict=True)
-    ):
-        return [_grad_count(len(grads), names, inputs)]
-    findings = []
-    for i, (got, want, x) in enumerate(zip(grads, expected, inputs, strict=True)):
-        if not differentiable(x):
-            continue
-        if got is None:
-            findings.append(_no_gradient(names[i]))
-        elif not isinstance(got, torch.Tensor) or got.shape != x.shape:
-            findings.append(_grad_shape(names[i], got, x))
-        else:
-            wrong = ~torch.isclose(got.to(want.dtype), want, RTOL, ATOL, equal_nan=True)
-            if wrong.any():
-                evidence = _evidence(wrong, x, names[i], want, got, upstream)
-                if _ignores_upstream(fn, inputs, i, got):
-                    findings.append(_chain_rule(names[i], evidence))
-                else:
-                    findings.append(_gradient(names[i], evidence, surrogate=not want.any()))
-    return findings
-
-
-def _ignores_upstream(fn, inputs, i: int, got: torch.Tensor) -> bool:
-    """True when doubling grad_out does not double the gradient: the chain is broken."""
-    doubled = run_function(fn, inputs, lambda out: 2 * _upstream_gradient(out))
-    if doubled.failure or len(doubled.grads) <= i or not isinstance(doubled.grads[i], torch.Tensor):
-        return False
-    again = doubled.grads[i].to(got.dtype)
-    return again.shape == got.shape and not torch.allclose(
-        again, 2 * got, RTOL, ATOL, equal_nan=True
-    )
-
-
-def _evidence(wrong, x, x_name, expected, got, upstream=None) -> tuple[str, ...]:
-    """A few 'at x = ...: expected ..., got ...' lines where values disagree."""
-    lines = []
-    for index in wrong.nonzero()[:MAX_EVIDENCE].tolist():
-        at, subscript = tuple(index), ", ".join(map(str, index))
-        if isinstance(x, torch.Tensor) and x.shape == wrong.shape:
-            where = f"{x_name}[{subscript}]" if x.dim() > 1 else x_name
-            where = f"{where} = {x[at].item():.4g}"
-        else:
-            where = f"output[{subscript}]"
-        if upstream is not None and upstream.shape == wrong.shape:
-            where += f" (grad_out {upstream[at].item():.4g})"
-        lines.append(f"at {where}: expected {expected[at].item():.4g}, got {got[at].item():.4g}")
-    return tuple(lines)
-
-
-def _checked(inputs) -> str:
-    count = sum(a.numel() for a in inputs if differentiable(a))
-    return (
-        f"Forward values and gradients match the reference at {count} sample points, "
-        "the gradient scales with grad_out, and no tensor is kept on ctx."
-    )
-
-
-def _validated(inputs) -> tuple:
+def _validated(inputs: object) -> tuple:
     if isinstance(inputs, torch.Tensor):
         inputs = (inputs,)
     if not isinstance(inputs, list | tuple):
@@ -311,116 +224,516 @@ def _validated(inputs) -> tuple:
     return inputs
 
 
+def upstream_gradient(output: torch.Tensor, index: int) -> torch.Tensor:
+    """A fixed, uneven grad_out per output: a backward that ignores it cannot match by luck."""
+    generator = torch.Generator().manual_seed(index)
+    return torch.empty_like(output).uniform_(0.5, 2.0, generator=generator).round(decimals=2)
+
+
+def _directions(inputs: tuple, seed: int) -> list:
+    """Random directions, one per float input: for double backward and jvp."""
+    generator = torch.Generator().manual_seed(seed)
+    return [
+        torch.empty_like(a).uniform_(-1.0, 1.0, generator=generator) if differentiable(a) else None
+        for a in inputs
+    ]
+
+
+# --- the examination ---------------------------------------------------------------
+
+
+class Examination:
+    """Checks one Function sample by sample, keeping the first evidence for each finding."""
+
+    def __init__(self, fn: type, reference: Callable, grad_reference, inputs: tuple) -> None:
+        self.fn, self.reference, self.grad_reference = fn, reference, grad_reference
+        self.names = _input_names(fn, len(inputs))
+        self.found: dict[tuple, Finding] = {}
+        self.notes: list[str] = []
+        self.points: list[str] = []  # "12 values of the sample", ...
+        self.skipped = 0  # points outside the reference's domain
+        self.double_checked = self.jvp_checked = False
+
+    # -- bookkeeping --
+
+    def add(self, finding: Finding, key: object = None) -> None:
+        self.found.setdefault((finding.code, key), finding)
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def has(self, *codes: str) -> bool:
+        return any(code in codes for code, _ in self.found)
+
+    def report(self, name: str) -> Report:
+        checked = "" if self.found else self._checked()
+        return Report(name, list(self.found.values()), checked, self.notes)
+
+    def _checked(self) -> str:
+        parts = [
+            f"Forward values and gradients match the reference at {_listed(self.points)}"
+            + (f" ({self.skipped} outside the reference's domain skipped)" if self.skipped else "")
+            + "; the gradient scales with grad_out"
+        ]
+        if self.double_checked:
+            parts.append("double backward gives the reference's second derivatives")
+        if self.jvp_checked:
+            parts.append("jvp (forward mode) matches the reference")
+        parts.append("no tensor is kept on ctx.")
+        return "; ".join(parts)
+
+    # -- one sample --
+
+    def examine(self, sample: Sample) -> bool:
+        """Check at one sample; False when nothing more can be learned from later ones."""
+        upstream = upstream_gradient
+        ref = vjp(self.reference, sample.inputs, upstream)
+        if ref.failure:
+            if sample.first:
+                raise LessonError(
+                    f"The reference itself failed, so nothing can be checked: {ref.failure}."
+                )
+            return True  # outside the reference's domain: nothing to compare with
+        expected = ref.grads
+        if self.grad_reference is not None:
+            expected = _intended(self.grad_reference, sample.inputs, ref.output)
+        run = engine_run(self.fn, sample.inputs, upstream)
+        if run.failure:
+            if not sample.first and not _all_finite(ref.output):
+                return True  # the reference is undefined here too
+            failure = run.failure
+            self.add(say.error(failure.stage, failure.kind, failure.message, _where(sample)))
+            return False
+        if run.mutated_inputs:
+            self.add(say.mutates_input([self.names[i] for i in run.mutated_inputs]))
+        if run.ctx_tensors:
+            self.add(say.ctx_tensor(run.ctx_tensors))
+        outputs_match = self._compare_forward(run.outputs, as_tuple(ref.output), sample)
+        if not outputs_match:
+            return True
+        if run.refused is not None:
+            self.add(self._refusal(run, sample.inputs))
+            return False
+        if run.mutated_grad_outs:
+            which = "" if len(run.outputs) == 1 else f" (for output {run.mutated_grad_outs})"
+            self.add(say.mutates_grad_out(which))
+        self._compare_dtypes_and_shapes(run, sample.inputs)
+        kinks = self._compare_gradients(run, expected, ref.output, sample)
+        if sample.higher:
+            self._check_jvp(sample, ref.output, kinks)
+            if not self.has(*FIRST_ORDER):
+                self._check_double_backward(sample, ref.output, kinks)
+        self.points.append(_count(sample))
+        return True
+
+    def _compare_forward(self, got: tuple, want: tuple, sample: Sample) -> bool:
+        """Add a `forward` finding if outputs differ; False when they cannot even be paired."""
+        if len(got) != len(want):
+            self.add(
+                say.forward(
+                    f"forward returned {len(got)} output(s); the reference gives {len(want)}."
+                )
+            )
+            return False
+        for k, (g, w) in enumerate(zip(got, want, strict=True)):
+            label = "forward" if len(got) == 1 else f"forward's output {k}"
+            if not isinstance(w, torch.Tensor):
+                continue  # a non-tensor output (a NumPy array, a shape) is not compared
+            if not isinstance(g, torch.Tensor):
+                self.add(say.forward(f"{label} is a {type(g).__name__}, not a tensor."))
+                return False
+            if g.shape != w.shape:
+                self.add(
+                    say.forward(
+                        f"{label} has shape {tuple(g.shape)}; the reference gives {tuple(w.shape)}."
+                    )
+                )
+                return False
+            if g.is_floating_point() != w.is_floating_point():
+                self.add(say.forward(f"{label} is {g.dtype}; the reference gives {w.dtype}."))
+                return False
+            if w.is_floating_point():
+                wrong = ~_close(g, w) & w.isfinite()
+            else:
+                wrong = g != w.to(g.dtype)
+            if wrong.any():
+                evidence = _evidence(wrong, sample.inputs, self.names, w, g, output=k)
+                self.add(
+                    say.forward(f"{label} computes different values from the reference.", evidence)
+                )
+        return True
+
+    def _refusal(self, run: EngineRun, inputs: tuple) -> Finding:
+        """Name what the engine refused in backward's result, from what backward returned."""
+        raw = run.raw
+        if len(raw) < len(inputs) or any(g is not None for g in raw[len(inputs) :]):
+            return say.grad_count(len(raw), self.names, inputs)
+        for i, (got, x) in enumerate(zip(raw, inputs, strict=False)):
+            if got is not None and not isinstance(x, torch.Tensor):
+                return say.non_tensor_grad(self.names[i], i, x)
+        for i, (got, x) in enumerate(zip(raw, inputs, strict=False)):
+            if differentiable(x) and got is not None:
+                if not isinstance(got, torch.Tensor) or got.shape != x.shape:
+                    return say.grad_shape(self.names[i], got, x)
+        return say.error("backward", "RuntimeError", f"autograd refused its result: {run.refused}")
+
+    def _compare_dtypes_and_shapes(self, run: EngineRun, inputs: tuple) -> None:
+        """grad-dtype from what backward returned; a note where the engine summed a broadcast."""
+        changes = []
+        for name, got, x in zip(self.names, run.raw, inputs, strict=False):
+            if not (differentiable(x) and isinstance(got, torch.Tensor)):
+                continue
+            if got.dtype != x.dtype:
+                changes.append(f"{got.dtype} for {name}, which is {x.dtype}")
+            if got.shape != x.shape:
+                self.note(
+                    f"backward's gradient for {name} had shape {tuple(got.shape)}; the engine "
+                    f"summed it to {name}'s shape {tuple(x.shape)}, as it does for an input "
+                    "that forward broadcast. That is allowed."
+                )
+        if changes:
+            self.add(say.grad_dtype(changes))
+
+    def _compare_gradients(self, run: EngineRun, expected: tuple, ref_output, sample: Sample):
+        """Compare the engine's gradients with the intended ones; return the accepted kinks."""
+        kinks = {}
+        shown = _single_upstream(ref_output)
+        for i, (got, want, x) in enumerate(zip(run.grads, expected, sample.inputs, strict=True)):
+            if not differentiable(x):
+                continue
+            name = self.names[i]
+            if got is None:
+                if want is not None and want.any():
+                    self.add(say.no_gradient(name), i)
+                continue
+            want = torch.zeros_like(x) if want is None else want
+            how = _chain_rule(run, i, sample.inputs, got)
+            domain = want.isfinite() & _elementwise_finite(ref_output, x)
+            self.skipped += int((~domain).sum())
+            wrong = ~_close(got, want) & domain
+            if wrong.any() and self.grad_reference is None:
+                kinks[i] = self._at_kinks(wrong, sample.inputs, i, got)
+                wrong &= ~kinks[i]
+            if how is not None:
+                evidence = _evidence(
+                    wrong, sample.inputs, self.names, want, got, at=i, upstream=shown
+                )
+                self.add(say.chain_rule(name, how, evidence), i)
+                continue
+            blown = wrong & ~got.isfinite()
+            if blown.any():
+                evidence = _evidence(
+                    blown, sample.inputs, self.names, want, got, at=i, upstream=shown
+                )
+                self.add(say.non_finite(name, evidence), i)
+            wrong &= got.isfinite()
+            if wrong.any():
+                evidence = _evidence(
+                    wrong, sample.inputs, self.names, want, got, at=i, upstream=shown
+                )
+                self.add(say.gradient(name, evidence, surrogate=not want[wrong].any()), i)
+        return kinks
+
+    def _at_kinks(self, wrong: torch.Tensor, inputs: tuple, i: int, got: torch.Tensor):
+        """Elements where the reference has a kink and `got` lies between its one-sided slopes."""
+        accepted = torch.zeros_like(wrong)
+        for index in wrong.nonzero()[:MAX_KINK_PROBES].tolist():
+            slopes = _one_sided_slopes(self.reference, inputs, i, tuple(index))
+            if slopes is None:
+                continue
+            left, right = slopes
+            scale = 1 + abs(left) + abs(right)
+            value = got[tuple(index)].item()
+            is_kink = abs(right - left) > 1e-3 * scale
+            between = min(left, right) - 1e-4 * scale <= value <= max(left, right) + 1e-4 * scale
+            accepted[tuple(index)] = is_kink and between
+        return accepted
+
+    def _check_double_backward(self, sample: Sample, ref_output, kinks: dict) -> None:
+        if is_once_differentiable(self.fn):
+            self.note(
+                "Double backward was not checked: backward is declared @once_differentiable, "
+                "so a second derivative raises a clear error instead of giving wrong numbers."
+            )
+            return
+        directions = _directions(sample.inputs, seed=1)
+        args = (sample.inputs, upstream_gradient, directions, self.grad_reference, "reference")
+        want = second_derivatives(self.reference, *args)
+        if want.failure:
+            self.note(
+                "Double backward was not checked: the reference's own gradient could not be "
+                f"differentiated ({want.failure})."
+            )
+            return
+        got = second_derivatives(self.fn.apply, *args[:3])
+        if got.failure:
+            if "once_differentiable" in got.failure.message:
+                self.note(
+                    "Double backward was not checked: backward refuses it (@once_differentiable)."
+                )
+                return
+            self.add(
+                say.double_backward(
+                    f"Double backward raised {got.failure.kind}: {got.failure.message}"
+                )
+            )
+            return
+        evidence = []
+        for i, (g, w) in enumerate(zip(got.inputs, want.inputs, strict=True)):
+            if w is not None:
+                mask = w.isfinite() & ~kinks.get(i, torch.zeros_like(w, dtype=torch.bool))
+                wrong = ~_close(g, w) & mask & _elementwise_finite(ref_output, w)
+                evidence += _evidence(
+                    wrong, sample.inputs, self.names, w, g, at=i, prefix=f"d/d{self.names[i]} "
+                )
+        for k, w in want.outputs.items():
+            g = got.outputs.get(k, torch.zeros_like(w))
+            mask = _output_mask(w, kinks)
+            if mask is not None:
+                wrong = ~_close(g, w) & mask
+                label = "grad_out" if len(want.outputs) == 1 else f"grad_out {k}"
+                evidence += _evidence(
+                    wrong, sample.inputs, self.names, w, g, output=k, prefix=f"d/d{label} "
+                )
+        if evidence:
+            self.add(
+                say.double_backward(
+                    "Double backward is wrong: differentiating your backward does not give the "
+                    "reference's second derivatives.",
+                    tuple(evidence[:MAX_EVIDENCE]),
+                )
+            )
+        self.double_checked = True
+
+    def _check_jvp(self, sample: Sample, ref_output, kinks: dict) -> None:
+        if not defines_jvp(self.fn):
+            return
+        tangents = _directions(sample.inputs, seed=2)
+        want = forward_mode(self.reference, sample.inputs, tangents, self.grad_reference)
+        if want.failure:
+            self.note(f"jvp was not checked: the reference's forward mode failed ({want.failure}).")
+            return
+        got = jvp_of(self.fn, sample.inputs, tangents)
+        if got.failure:
+            self.add(say.jvp(f"jvp raised {got.failure.kind}: {got.failure.message}"))
+            return
+        evidence = []
+        for k, w in want.outputs.items():
+            g = got.outputs.get(k, torch.zeros_like(w))
+            mask = _output_mask(w, kinks)
+            if mask is not None and g.shape == w.shape:
+                mask &= _elementwise_finite(ref_output, w)
+                wrong = ~_close(g, w) & mask
+                evidence += _evidence(
+                    wrong, sample.inputs, self.names, w, g, output=k, prefix="tangent "
+                )
+            elif g.shape != w.shape:
+                evidence.append(
+                    f"output {k}'s tangent has shape {tuple(g.shape)}, not {tuple(w.shape)}"
+                )
+        if evidence:
+            self.add(
+                say.jvp(
+                    "jvp is wrong: forward mode through your Function does not match the "
+                    "reference's derivative.",
+                    tuple(evidence[:MAX_EVIDENCE]),
+                )
+            )
+        self.jvp_checked = True
+
+
+# Mistakes in the first derivative: double backward is only worth checking without them.
+FIRST_ORDER = (
+    "mutates-grad-out",  # its in-place write also breaks double backward: one mistake, one code
+    "grad-count",
+    "non-tensor-grad",
+    "grad-shape",
+    "no-gradient",
+    "chain-rule",
+    "non-finite",
+    "gradient",
+)
+
+
+# --- helpers ---------------------------------------------------------------------
+
+
+def _intended(grad_reference: Callable, inputs: tuple, ref_output) -> tuple:
+    """The surrogate gradient for upstream_gradient, one entry per input (None for non-tensors)."""
+    args = fresh_inputs(inputs)
+    outputs = as_tuple(ref_output)
+    grad_outs = [
+        upstream_gradient(o, k)
+        for k, o in enumerate(outputs)
+        if isinstance(o, torch.Tensor) and o.is_floating_point()
+    ]
+    try:
+        with torch.no_grad():
+            given = list(as_tuple(grad_reference(*args, *grad_outs)))
+    except Exception as error:
+        raise LessonError(
+            f"grad_reference itself failed, so nothing can be checked: "
+            f"{Failure.of('grad_reference', error)}."
+        ) from None
+    if len(given) == len(inputs):
+        return tuple(given)
+    return tuple(given.pop(0) if differentiable(a) and given else None for a in inputs)
+
+
+def _chain_rule(run: EngineRun, i: int, inputs: tuple, got: torch.Tensor) -> str | None:
+    """None if backward's gradient for input i scales with grad_out; else how it fails to."""
+    if run.scaled is None or len(run.scaled) <= i or len(run.raw) <= i:
+        return None
+    plain, scaled = run.raw[i], run.scaled[i]
+    if not (isinstance(plain, torch.Tensor) and isinstance(scaled, torch.Tensor)):
+        return None
+    if plain.shape != scaled.shape:
+        return None
+    finite = plain.isfinite() & scaled.isfinite()  # a NaN is a different mistake
+    plain, scaled = plain[finite], scaled[finite]
+    if _close(scaled, SCALE * plain).all():
+        return None
+    if _close(scaled, plain).all():
+        return "ignores"
+    upstream = upstream_gradient(run.outputs[run.tracked[0]], run.tracked[0])
+    if len(run.tracked) == 1 and upstream.shape == finite.shape:
+        if _close(plain - scaled, (1 - SCALE) * upstream[finite]).all():
+            return "adds"
+    return "other"
+
+
+def _one_sided_slopes(reference: Callable, inputs: tuple, i: int, index: tuple):
+    """Left and right slopes of sum(grad_out * reference) along element `index` of input i."""
+    args = [a.detach().double() if differentiable(a) else a for a in inputs]
+    x = args[i]
+    step = KINK_STEP * max(1.0, abs(x[index].item()))
+    try:
+        with torch.no_grad():
+            centre = as_tuple(reference(*args))
+            moved = []
+            for sign in (1, -1):
+                shifted = x.clone()
+                shifted[index] += sign * step
+                moved.append(as_tuple(reference(*args[:i], shifted, *args[i + 1 :])))
+    except Exception:
+        return None
+
+    def change(after: tuple) -> float:
+        total = 0.0
+        for k, (a, c) in enumerate(zip(after, centre, strict=True)):
+            if isinstance(c, torch.Tensor) and c.is_floating_point():
+                total += ((a - c) * upstream_gradient(c, k)).sum().item()
+        return total
+
+    right, left = change(moved[0]) / step, -change(moved[1]) / step
+    return left, right
+
+
+def _single_upstream(ref_output) -> torch.Tensor | None:
+    """The grad_out a one-output Function received, to quote beside the evidence."""
+    outputs = as_tuple(ref_output)
+    if len(outputs) == 1 and isinstance(outputs[0], torch.Tensor):
+        return upstream_gradient(outputs[0], 0)
+    return None
+
+
+def _close(got: torch.Tensor, want: torch.Tensor) -> torch.Tensor:
+    if want.dtype == torch.float64:
+        return torch.isclose(got.to(want.dtype), want, RTOL, ATOL)
+    return torch.isclose(got.to(want.dtype), want, LOW_RTOL, LOW_ATOL)  # float32 and below
+
+
+def _all_finite(output) -> bool:
+    return all(
+        bool(o.isfinite().all())
+        for o in as_tuple(output)
+        if isinstance(o, torch.Tensor) and o.is_floating_point()
+    )
+
+
+def _elementwise_finite(ref_output, like: torch.Tensor) -> torch.Tensor:
+    """Where the reference's value is finite, for outputs shaped like `like` (else all True)."""
+    mask = torch.ones(like.shape, dtype=torch.bool)
+    for o in as_tuple(ref_output):
+        if isinstance(o, torch.Tensor) and o.is_floating_point() and o.shape == like.shape:
+            mask &= o.isfinite()
+    return mask
+
+
+def _output_mask(values: torch.Tensor, kinks: dict):
+    """Where an output-shaped comparison is meaningful: finite and away from accepted kinks."""
+    mask = values.isfinite()
+    for accepted in kinks.values():
+        if not accepted.any():
+            continue
+        if accepted.shape != values.shape:
+            return None  # a kink somewhere, and no way to tell which outputs it touches
+        mask &= ~accepted
+    return mask
+
+
+def _where(sample: Sample) -> str:
+    return "" if sample.first else sample.label
+
+
+def _count(sample: Sample) -> str:
+    values = sum(a.numel() for a in sample.inputs if differentiable(a))
+    return f"{values} values of {sample.label}" if sample.first else f"{values} {sample.label}"
+
+
+def _listed(parts: list[str]) -> str:
+    merged: dict[str, int] = {}
+    for part in parts:  # several tail samples read as one
+        count, label = part.split(" ", 1)
+        merged[label] = merged.get(label, 0) + int(count)
+    items = [f"{count} {label}" for label, count in merged.items()]
+    return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
+
+
+def _evidence(
+    wrong: torch.Tensor,
+    inputs: tuple,
+    names: list[str],
+    expected: torch.Tensor,
+    got: torch.Tensor,
+    *,
+    at: int | None = None,
+    output: int | None = None,
+    prefix: str = "",
+    upstream: torch.Tensor | None = None,
+) -> tuple[str, ...]:
+    """A few 'at x = ...: expected ..., got ...' lines where values disagree."""
+    lines = []
+    x_index = (
+        at if at is not None else next((i for i, a in enumerate(inputs) if differentiable(a)), 0)
+    )
+    x, x_name = inputs[x_index], names[x_index]
+    for index in wrong.nonzero()[:MAX_EVIDENCE].tolist():
+        spot, subscript = tuple(index), ", ".join(map(str, index))
+        if isinstance(x, torch.Tensor) and x.shape == wrong.shape:
+            where = f"{x_name}[{subscript}]" if x.dim() > 1 else x_name
+            where = f"{where} = {x[spot].item():.4g}"
+        else:
+            where = (
+                f"output[{subscript}]" if output in (None, 0) else f"output {output}[{subscript}]"
+            )
+        if upstream is not None and upstream.shape == wrong.shape:
+            where += f" (grad_out {upstream[spot].item():.4g})"
+        lines.append(
+            f"{prefix}at {where}: expected {expected[spot].item():.4g}, got {got[spot].item():.4g}"
+        )
+    return tuple(lines)
+
+
 def _input_names(fn: type, count: int) -> list[str]:
     """forward's own parameter names (after ctx in the classic form), else input 0, 1, ..."""
     params = list(inspect.signature(fn.forward).parameters.values())
     if not _uses_setup_context(fn):
         params = params[1:]
     names = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
-    return names if len(names) == count else [f"input {i}" for i in range(count)]
+    return names[:count] if len(names) >= count else [f"input {i}" for i in range(count)]
 
 
 def _uses_setup_context(fn: type) -> bool:
     return fn.setup_context is not torch.autograd.Function.setup_context
-
-
-# --- one constructor per code: the words a learner reads -------------------------
-
-
-def _not_a_function(fn: object) -> Finding:
-    return Finding(
-        "not-a-function",
-        describe_non_function(fn, "check_function({}, reference)"),
-        "Only a Function subclass carries both a forward step and its own backward rule.",
-        "Write `class MyStep(torch.autograd.Function)` with @staticmethod forward(ctx, x) "
-        "and backward(ctx, grad_out), and pass MyStep.",
-    )
-
-
-def _error(failure: Failure) -> Finding:
-    hint = ""
-    if "positional argument" in failure.message:
-        hint = " forward takes ctx first, then one parameter per input given to apply."
-    elif failure.kind == "NotImplementedError" and failure.stage == "backward":
-        hint = " Define a @staticmethod backward(ctx, grad_out)."
-    return Finding(
-        "error",
-        f"{failure.stage} raised {failure.kind}: {failure.message}",
-        "A step that raises stops every forward or backward pass through it.",
-        f"Read the message above and fix that line of {failure.stage}.{hint}",
-    )
-
-
-def _mutates_input(names: list[str]) -> Finding:
-    return Finding(
-        "mutates-input",
-        f"forward changed its input {', '.join(names)} in place.",
-        "The caller's tensor silently changes, and any gradient that needs its old value is corrupted.",
-        "Compute a new tensor (x * 2, not x.mul_(2)); if in place is truly needed, call ctx.mark_dirty(x).",
-    )
-
-
-def _ctx_tensor(names: list[str]) -> Finding:
-    stored = ", ".join(f"ctx.{n}" for n in names)
-    return Finding(
-        "ctx-tensor",
-        f"A tensor is stored as a plain attribute ({stored}) instead of through save_for_backward.",
-        "It may give the right numbers today, but it skips the version check that catches a saved "
-        "tensor changed in place, breaks double backward, and, for an output, makes a reference cycle that leaks memory.",
-        "Save tensors with ctx.save_for_backward(x) and read them with ctx.saved_tensors; "
-        "only non-tensors (numbers, shapes, flags) belong on ctx attributes.",
-    )
-
-
-def _grad_count(returned: int, names: list[str], inputs) -> Finding:
-    expected = ", ".join(
-        n if differentiable(a) else f"None for {n}" for n, a in zip(names, inputs, strict=True)
-    )
-    return Finding(
-        "grad-count",
-        f"backward returned {returned} value(s); forward has {len(inputs)} input(s): {expected}.",
-        "Autograd pairs backward's results with forward's inputs by position; a miscount is an error.",
-        "Return exactly one value per forward input, in order, with None for inputs that are not tensors.",
-    )
-
-
-def _grad_shape(name: str, got: object, x: torch.Tensor) -> Finding:
-    shape = f"shape {tuple(got.shape)}" if isinstance(got, torch.Tensor) else type(got).__name__
-    return Finding(
-        "grad-shape",
-        f"The gradient for {name} is {shape}; {name} has shape {tuple(x.shape)}.",
-        "Each gradient says how the loss changes with each element of its input, so it is shaped like that input.",
-        "Build the gradient elementwise from grad_out and the saved input; do not sum or reshape it.",
-    )
-
-
-def _no_gradient(name: str) -> Finding:
-    return Finding(
-        "no-gradient",
-        f"backward returned None for {name}, which needs a gradient.",
-        "None means 'no gradient here': everything before this step stops learning.",
-        f"Return grad_out times the derivative with respect to {name}; None is only for non-tensor inputs.",
-    )
-
-
-def _chain_rule(name: str, evidence: tuple[str, ...]) -> Finding:
-    return Finding(
-        "chain-rule",
-        f"backward ignores grad_out: its gradient for {name} does not scale with the upstream gradient.",
-        "grad_out carries everything the later steps know; dropping it silently discards them.",
-        "Multiply by grad_out: return grad_out * (local derivative).",
-        evidence,
-    )
-
-
-def _gradient(name: str, evidence: tuple[str, ...], surrogate: bool = False) -> Finding:
-    fix = "Re-derive the local derivative of forward, and confirm with torch.autograd.gradcheck in float64."
-    if surrogate:  # the true gradient is zero here: perhaps a deliberate straight-through rule
-        fix += " If a different gradient is deliberate (a surrogate), pass it as grad_reference."
-    return Finding(
-        "gradient",
-        f"The gradient for {name} is wrong: backward's values differ from the intended ones.",
-        "A wrong-but-plausible backward trains quietly worse, with no error anywhere.",
-        fix,
-        evidence,
-    )

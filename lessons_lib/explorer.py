@@ -161,7 +161,7 @@ class Setup:
         """Run fn, its backward (grad_out = scale) and the truth at every x, through probe."""
         inputs = self.inputs(x, held)
 
-        def upstream(out: torch.Tensor) -> torch.Tensor:
+        def upstream(out: torch.Tensor, index: int) -> torch.Tensor:
             return torch.full_like(out, scale)
 
         curves = Curves(x=x.numpy())

@@ -11,14 +11,20 @@ from dataclasses import dataclass, field
 
 import torch
 
-Upstream = Callable[[torch.Tensor], torch.Tensor]
+# grad_out for forward's output number `index`, shaped like that output.
+Upstream = Callable[[torch.Tensor, int], torch.Tensor]
+
+
+def ones_upstream(output: torch.Tensor, index: int) -> torch.Tensor:
+    """grad_out of ones: what .sum().backward() sends."""
+    return torch.ones_like(output)
 
 
 @dataclass(frozen=True)
 class Failure:
     """An exception raised by learner code, kept as plain words: no traceback."""
 
-    stage: str  # "forward", "backward" or "reference"
+    stage: str  # "forward", "backward", "jvp", "double backward" or "reference"
     kind: str  # the exception's type name
     message: str
 
@@ -99,18 +105,8 @@ def differentiable(value: object) -> bool:
 
 
 def fresh_inputs(inputs: Sequence) -> tuple:
-    """Private copies: float tensors become non-leaf tensors that require grad.
-
-    Non-leaf, so a Function that legitimately works in place (mark_dirty) still runs.
-    """
-    copies = []
-    for value in inputs:
-        if differentiable(value):
-            value = value.detach().clone().requires_grad_(True).clone()
-        elif isinstance(value, torch.Tensor):
-            value = value.detach().clone()
-        copies.append(value)
-    return tuple(copies)
+    """Private copies: float tensors become non-leaf tensors that require grad."""
+    return leaves_and_args(inputs)[1]
 
 
 def ctx_tensor_attributes(ctx: object) -> list[str]:
@@ -131,6 +127,7 @@ def as_tuple(value: object) -> tuple:
 
 
 def detached(value: object) -> object:
+    """The value without its graph; a tuple (named or not) becomes a plain tuple."""
     if isinstance(value, torch.Tensor):
         return value.detach()
     if isinstance(value, tuple):
@@ -138,16 +135,67 @@ def detached(value: object) -> object:
     return value
 
 
-def run_function(fn: type, inputs: Sequence, upstream: Upstream = torch.ones_like) -> Run:
+def leaves_and_args(inputs: Sequence) -> tuple[tuple, tuple]:
+    """Fresh leaves for the float tensors (None elsewhere) and forward's arguments.
+
+    The arguments are non-leaf clones of the leaves, so a Function that legitimately
+    works in place (mark_dirty) still runs; gradients are taken against the leaves.
+    """
+    leaves, args = [], []
+    for value in inputs:
+        leaf = None
+        if differentiable(value):
+            leaf = value.detach().clone().requires_grad_(True)
+            value = leaf.clone()
+        elif isinstance(value, torch.Tensor):
+            value = value.detach().clone()
+        leaves.append(leaf)
+        args.append(value)
+    return tuple(leaves), tuple(args)
+
+
+def tracked_outputs(outputs: tuple) -> list[int]:
+    """Positions of the outputs autograd tracks: the ones a gradient can flow back from."""
+    return [k for k, o in enumerate(outputs) if isinstance(o, torch.Tensor) and o.requires_grad]
+
+
+def _changed_inputs(args: tuple, before: list, versions: list, outputs: tuple) -> list[int]:
+    """Inputs forward changed in place (version bumped, or values changed behind autograd's
+    back through .data or NumPy), except those it returned, as mark_dirty requires."""
+    changed = []
+    for i, (arg, old, version) in enumerate(zip(args, before, versions, strict=True)):
+        if old is None or any(o is arg for o in outputs):
+            continue
+        if arg._version != version or not same_values(arg.detach(), old):
+            changed.append(i)
+    return changed
+
+
+def same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Exactly equal, NaN matching NaN."""
+    return a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all())
+
+
+def _grads_for_every_output(outputs: tuple, tracked: list[int], grad_outs: list) -> list:
+    """One grad_out per output, as the engine passes them: zeros where nothing flows back."""
+    given = dict(zip(tracked, grad_outs, strict=True))
+    return [
+        given.get(k, torch.zeros_like(o) if isinstance(o, torch.Tensor) else None)
+        for k, o in enumerate(outputs)
+    ]
+
+
+def run_function(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -> Run:
     """Forward fn.apply(*inputs) on fresh copies, then call its backward once, raw.
 
-    `upstream(output)` gives grad_out. Backward is called directly on the graph node,
-    as autograd would (grad mode off), so what it returns is seen before autograd's
+    `upstream(output, index)` gives grad_out. Backward is called directly on the graph
+    node, as autograd would (grad mode off), so what it returns is seen before autograd's
     own checks: a wrong count, a None, a wrong shape are all visible in `grads`.
     """
     run = Run()
     with preserved_global_state():
-        args = fresh_inputs(inputs)
+        _, args = leaves_and_args(inputs)
+        before = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
         versions = [a._version if isinstance(a, torch.Tensor) else None for a in args]
         try:
             output = fn.apply(*args)
@@ -156,31 +204,121 @@ def run_function(fn: type, inputs: Sequence, upstream: Upstream = torch.ones_lik
             return run
         run.output = detached(output)
         outputs = as_tuple(output)
-        run.mutated_inputs = [
-            i
-            for i, (a, v) in enumerate(zip(args, versions, strict=True))
-            if v is not None and a._version != v and not any(o is a for o in outputs)
-        ]
-        node = next((o.grad_fn for o in outputs if isinstance(o, torch.Tensor)), None)
-        if node is None:
+        run.mutated_inputs = _changed_inputs(args, before, versions, outputs)
+        tracked = tracked_outputs(outputs)
+        if not tracked:
             run.failure = Failure(
                 "forward", "NoGraph", "forward's result is not connected to the inputs' graph"
             )
             return run
+        node = outputs[tracked[0]].grad_fn
         run.ctx_tensors = ctx_tensor_attributes(node)
         try:
-            grad_outs = [upstream(o.detach()) for o in outputs if isinstance(o, torch.Tensor)]
+            grad_outs = [upstream(outputs[k].detach(), k) for k in tracked]
             with torch.no_grad():
-                run.grads = as_tuple(node.apply(*grad_outs))
+                run.grads = as_tuple(
+                    node.apply(*_grads_for_every_output(outputs, tracked, grad_outs))
+                )
         except Exception as error:
             run.failure = Failure.of("backward", error)
     return run
 
 
-def vjp(reference: Callable, inputs: Sequence, upstream: Upstream = torch.ones_like) -> Run:
+@dataclass
+class EngineRun:
+    """What training would see: forward, then the engine's gradients via torch.autograd.grad."""
+
+    outputs: tuple = ()  # forward's outputs, detached
+    tracked: list[int] = field(default_factory=list)  # outputs a gradient flows back from
+    grads: tuple | None = None  # per input, after the engine reduced and cast them; None: none
+    raw: tuple | None = None  # what backward itself returned, for the same grad_out
+    scaled: tuple | None = None  # what backward returned for grad_out times SCALE, if it ran
+    failure: Failure | None = None  # forward or backward raised
+    refused: str | None = None  # the engine rejected what backward returned (its message)
+    mutated_inputs: list[int] = field(default_factory=list)
+    ctx_tensors: list[str] = field(default_factory=list)
+    mutated_grad_outs: list[int] = field(default_factory=list)  # output positions
+
+
+SCALE = -2.0  # a backward obeying the chain rule returns SCALE times its gradient for this
+
+
+def engine_run(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -> EngineRun:
+    """Run fn as training does, and also call its backward raw (for evidence).
+
+    The engine's gradients come from torch.autograd.grad against fresh leaves, so every
+    rule applies: broadcast gradients summed to the input's shape, extra trailing Nones
+    accepted, dtypes cast. Nothing raises: failures and refusals are recorded.
+    """
+    run = EngineRun()
+    with preserved_global_state():
+        leaves, args = leaves_and_args(inputs)
+        before = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
+        versions = [a._version if isinstance(a, torch.Tensor) else None for a in args]
+        try:
+            outputs = as_tuple(fn.apply(*args))
+        except Exception as error:
+            run.failure = Failure.of("forward", error)
+            return run
+        run.outputs = tuple(detached(o) for o in outputs)
+        run.mutated_inputs = _changed_inputs(args, before, versions, outputs)
+        run.tracked = tracked_outputs(outputs)
+        if not run.tracked:
+            run.failure = Failure(
+                "forward", "NoGraph", "forward's result is not connected to the inputs' graph"
+            )
+            return run
+        node = outputs[run.tracked[0]].grad_fn
+        run.ctx_tensors = ctx_tensor_attributes(node)
+        try:
+            grad_outs = [upstream(outputs[k].detach(), k) for k in run.tracked]
+        except Exception as error:  # upstream is ours, but a strange output can break it
+            run.failure = Failure.of("forward", error)
+            return run
+        kept = [g.clone() for g in grad_outs]
+        versions = [g._version for g in grad_outs]
+        refusal = None
+        try:
+            found = torch.autograd.grad(
+                [outputs[k] for k in run.tracked],
+                [leaf for leaf in leaves if leaf is not None],
+                grad_outs,
+                allow_unused=True,
+                retain_graph=True,
+            )
+        except Exception as error:
+            refusal = error
+        run.mutated_grad_outs = [
+            k
+            for k, g, old, v in zip(run.tracked, grad_outs, kept, versions, strict=True)
+            if g._version != v or not same_values(g, old)
+        ]
+        try:
+            with torch.no_grad():
+                every = _grads_for_every_output(outputs, run.tracked, [g.clone() for g in kept])
+                run.raw = as_tuple(node.apply(*every))
+        except Exception as error:
+            run.failure = Failure.of("backward", error)
+            return run
+        try:
+            with torch.no_grad():
+                every = _grads_for_every_output(outputs, run.tracked, [SCALE * g for g in kept])
+                run.scaled = as_tuple(node.apply(*every))
+        except Exception:
+            run.scaled = None  # judged on the plain run alone
+        if refusal is not None:
+            run.refused = Failure.of("backward", refusal).message
+            return run
+        found = iter(found)
+        run.grads = tuple(None if leaf is None else next(found) for leaf in leaves)
+    return run
+
+
+def vjp(reference: Callable, inputs: Sequence, upstream: Upstream = ones_upstream) -> Run:
     """The reference's forward and, through autograd, its true gradient for `upstream`.
 
-    `grads` has one entry per input: a tensor for float tensors, None otherwise.
+    The reference may return one tensor or a tuple; `grads` has one entry per input:
+    a tensor for float tensors, None otherwise.
     """
     run = Run()
     with preserved_global_state():
@@ -189,16 +327,20 @@ def vjp(reference: Callable, inputs: Sequence, upstream: Upstream = torch.ones_l
         try:
             with torch.enable_grad():
                 output = reference(*args)
-                if output.requires_grad:
+                outputs = as_tuple(output)
+                tracked = tracked_outputs(outputs)
+                found = [None] * len(wanted)  # constant in its inputs: gradient zero
+                if tracked:
                     found = torch.autograd.grad(
-                        output, wanted, upstream(output.detach()), allow_unused=True
+                        [outputs[k] for k in tracked],
+                        wanted,
+                        [upstream(outputs[k].detach(), k) for k in tracked],
+                        allow_unused=True,
                     )
-                else:  # a reference that is constant in its inputs: gradient zero
-                    found = [None] * len(wanted)
         except Exception as error:
             run.failure = Failure.of("reference", error)
             return run
-        run.output = output.detach()
+        run.output = detached(output)
         grads = iter(found)
         run.grads = tuple(
             _zero_if_unused(next(grads), a) if differentiable(a) else None for a in args

@@ -5,6 +5,7 @@ import torch
 from torch.autograd import Function
 
 from lessons_lib import Clamp, Clamp01, Cube, CubeWithSetupContext, RoundSTE, Square
+from lessons_lib.research import CubeDetachedBackward, CubeOnceDifferentiable, Sort
 from lessons_lib.checks import CODES, LESSON_SECTIONS, check_function, default_inputs
 from lessons_lib.errors import InputError, LessonError
 from tests.learner_functions import cube, function, save_and, saved
@@ -33,8 +34,14 @@ def stash_on_ctx(ctx, x):
 
 def mutate_input(ctx, x):
     ctx.save_for_backward(x)
-    x.clamp_(-10, 10)  # the sample never leaves [-10, 10]: values unchanged, still a bug
+    x.add_(0)  # values unchanged, version bumped: still a bug
     return x**3
+
+
+def mutate_input_behind_autograd(ctx, x):
+    y = 2 * x
+    x.data.add_(1)  # .data: the version counter never sees this
+    return y
 
 
 def forward_without_ctx(x):
@@ -54,7 +61,54 @@ def round_forward(compute):
     return lambda ctx, x: compute(x)
 
 
-# name, Function, reference, grad_reference, expected codes
+def scale_in_place(ctx, g):
+    g *= 2
+    return g
+
+
+def naive_sigmoid_backward(ctx, g):
+    (x,) = ctx.saved_tensors
+    return g * torch.exp(-x) / (1 + torch.exp(-x)) ** 2  # inf / inf = NaN for x << 0
+
+
+def wrong_above_three(ctx, g):
+    (x,) = ctx.saved_tensors
+    return torch.where(x > 3, g * 3 * x, g * 3 * x**2)  # the sample stops at 2.5
+
+
+def numpy_cube_backward(ctx, g):
+    (x,) = ctx.saved_tensors
+    slope = torch.from_numpy(3 * x.detach().numpy() ** 2)  # NumPy is invisible to autograd
+    return g * slope
+
+
+def save_slope(ctx, x):
+    ctx.save_for_backward(3 * x**2)  # made inside forward, where nothing is recorded
+    return x**3
+
+
+class CubeWrongJvp(CubeWithSetupContext):
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return 2 * x**2 * x_tangent  # should be 3 x^2
+
+
+class CubeJvpRaises(CubeWithSetupContext):
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors  # setup_context saved it for forward mode too, but...
+        return x_tangent @ x  # a matrix product of two vectors gives the wrong shape
+
+
+def clamp_lo_hi(x, lo, hi):
+    return x.clamp(lo, hi)
+
+
+BOUNDED = (torch.linspace(-2, 2, 9, dtype=torch.float64), -1.0, 1.0)
+
+
+# name, Function, reference, grad_reference, expected codes[, inputs]
 WRONG = [
     # chain-rule: several ways to forget grad_out
     (
@@ -131,15 +185,6 @@ WRONG = [
         ["gradient"],
     ),
     (
-        "Clamp01: open interval drops the boundaries",
-        function(
-            "ClampOpen", save_mask(lambda x: (x > 0) & (x < 1)), lambda ctx, g: g * saved(ctx)
-        ),
-        clamp01,
-        None,
-        ["gradient"],
-    ),
-    (
         "Clamp01: mask inverted",
         function("ClampInverted", save_mask(lambda x: ~inside(x)), lambda ctx, g: g * saved(ctx)),
         clamp01,
@@ -194,13 +239,6 @@ WRONG = [
         ["forward", "gradient"],
     ),
     # counts, shapes, None
-    (
-        "two gradients for one input",
-        function("CubeTwoGrads", save_and(cube), lambda ctx, g: (cube_backward(ctx, g), None)),
-        cube,
-        None,
-        ["grad-count"],
-    ),
     (
         "gradient summed to a scalar",
         function("CubeSummed", save_and(cube), lambda ctx, g: cube_backward(ctx, g).sum()),
@@ -277,6 +315,122 @@ WRONG = [
         None,
         ["error"],
     ),
+    # chain-rule, said precisely
+    (
+        "grad_out plus the derivative",
+        function("CubePlus", save_and(cube), lambda ctx, g: g + 3 * saved(ctx) ** 2),
+        cube,
+        None,
+        ["chain-rule"],
+    ),
+    # forward changes its input behind autograd's back
+    (
+        "forward changes its input through .data",
+        function("DoubleData", mutate_input_behind_autograd, lambda ctx, g: 2 * g),
+        lambda x: 2 * x,
+        None,
+        ["mutates-input"],
+    ),
+    # grad-count and non-tensor-grad
+    (
+        "one gradient for three inputs",
+        function("ClampOnlyX", Clamp.forward, lambda ctx, g: Clamp.backward(ctx, g)[0]),
+        clamp_lo_hi,
+        None,
+        ["grad-count"],
+        BOUNDED,
+    ),
+    (
+        "a gradient for the float bound lo",
+        function("ClampGradLo", Clamp.forward, lambda ctx, g: (g, g, None)),
+        clamp_lo_hi,
+        None,
+        ["non-tensor-grad"],
+        BOUNDED,
+    ),
+    # mutates-grad-out
+    (
+        "backward multiplies grad_out in place",
+        function("CubeMulInPlace", save_and(cube), lambda ctx, g: g.mul_(3 * saved(ctx) ** 2)),
+        cube,
+        None,
+        ["mutates-grad-out"],
+    ),
+    (
+        "backward scales grad_out with *=",
+        function("RoundTimesEquals", round_forward(torch.round), scale_in_place),
+        torch.round,
+        lambda x, g: 2 * g,
+        ["mutates-grad-out"],
+    ),
+    # non-finite
+    (
+        "naive sigmoid backward overflows at x = -1000",
+        function("NaiveSigmoid", save_and(torch.sigmoid), naive_sigmoid_backward),
+        torch.sigmoid,
+        None,
+        ["non-finite"],
+    ),
+    # gradient wrong only outside the hand-picked sample
+    (
+        "gradient wrong only for x > 3",
+        function("CubeWrongAbove3", save_and(cube), wrong_above_three),
+        cube,
+        None,
+        ["gradient"],
+    ),
+    # grad-dtype
+    (
+        "float32 gradient for a float64 input",
+        function("CubeFloat32Grad", save_and(cube), lambda ctx, g: cube_backward(ctx, g).float()),
+        cube,
+        None,
+        ["grad-dtype"],
+    ),
+    # double-backward
+    (
+        "backward detaches x",
+        CubeDetachedBackward,
+        cube,
+        None,
+        ["double-backward"],
+    ),
+    (
+        "backward reads x.data",
+        function("CubeDataBackward", save_and(cube), lambda ctx, g: g * 3 * saved(ctx).data ** 2),
+        cube,
+        None,
+        ["double-backward"],
+    ),
+    (
+        "backward goes through NumPy",
+        function("CubeNumpyBackward", save_and(cube), numpy_cube_backward),
+        cube,
+        None,
+        ["double-backward"],
+    ),
+    (
+        "backward uses an intermediate saved in forward",
+        function("CubeSavesSlope", save_slope, lambda ctx, g: g * saved(ctx)),
+        cube,
+        None,
+        ["double-backward"],
+    ),
+    # jvp
+    (
+        "setup_context Cube with a wrong jvp",
+        CubeWrongJvp,
+        cube,
+        None,
+        ["jvp"],
+    ),
+    (
+        "jvp that raises",
+        CubeJvpRaises,
+        cube,
+        None,
+        ["jvp"],
+    ),
     # several codes at once, most important first
     (
         "stashed, and the chain dropped",
@@ -289,26 +443,21 @@ WRONG = [
 
 
 @pytest.mark.parametrize(
-    ("fn", "reference", "grad_reference", "codes"),
-    [w[1:] for w in WRONG],
+    ("fn", "reference", "grad_reference", "codes", "inputs"),
+    [(*w[1:5], w[5] if len(w) > 5 else None) for w in WRONG],
     ids=[w[0] for w in WRONG],
 )
-def test_the_doctor_names_each_mistake_exactly(fn, reference, grad_reference, codes):
-    report = check_function(fn, reference, grad_reference=grad_reference)
-    assert report.codes == codes
+def test_the_doctor_names_each_mistake_exactly(fn, reference, grad_reference, codes, inputs):
+    report = check_function(fn, reference, grad_reference=grad_reference, inputs=inputs)
+    assert report.codes == codes, str(report)
     assert not report.ok
 
 
-def clamp_lo_hi(x, lo, hi):
-    return x.clamp(lo, hi)
-
-
-def test_a_gradient_for_a_non_tensor_input_is_a_miscount():
-    inputs = (torch.linspace(-2, 2, 9, dtype=torch.float64), -1.0, 1.0)
-    only_x = function("ClampOnlyX", Clamp.forward, lambda ctx, g: Clamp.backward(ctx, g)[0])
+def test_a_gradient_for_a_number_names_the_input_without_a_contradictory_count():
     grad_for_lo = function("ClampGradLo", Clamp.forward, lambda ctx, g: (g, g, None))
-    assert check_function(only_x, clamp_lo_hi, inputs=inputs).codes == ["grad-count"]
-    assert check_function(grad_for_lo, clamp_lo_hi, inputs=inputs).codes == ["grad-count"]
+    text = str(check_function(grad_for_lo, clamp_lo_hi, inputs=BOUNDED))
+    assert "a gradient for lo (value number 2), but lo is a float, not a tensor" in text
+    assert "forward has 3" not in text  # no self-contradicting count
 
 
 def needs_input_grad_forward(ctx, x):
@@ -324,10 +473,46 @@ def needs_input_grad_backward(ctx, g):
 
 
 def in_place_marked_dirty(ctx, x):
-    ctx.save_for_backward(x.clone())
-    x.pow_(3)
+    x.mul_(2)
     ctx.mark_dirty(x)
     return x
+
+
+def relu_forward(ctx, x):
+    ctx.save_for_backward(x)
+    return x.clamp(min=0)
+
+
+def relu_passes_one_at_zero(ctx, g):
+    (x,) = ctx.saved_tensors
+    return g * (x >= 0)  # torch.relu passes 0 at x = 0; any value in [0, 1] is a subgradient
+
+
+def sqrt_forward(ctx, x):
+    y = torch.sqrt(x)
+    ctx.save_for_backward(y)
+    return y
+
+
+def sqrt_backward(ctx, g):
+    (y,) = ctx.saved_tensors
+    return g / (2 * y)  # NaN for x < 0 and inf at 0, exactly where sqrt's own gradient is
+
+
+def broadcast_mul_forward(ctx, x, y):
+    ctx.save_for_backward(x, y)
+    return x * y
+
+
+def broadcast_mul_backward(ctx, g):
+    x, y = ctx.saved_tensors
+    return g * y, g * x  # shaped like the output: the engine sums each to its input's shape
+
+
+BROADCAST = (
+    torch.tensor([0.5, -1.0, 2.0, 1.5], dtype=torch.float64),
+    torch.linspace(-2, 2, 12, dtype=torch.float64).reshape(3, 4),
+)
 
 
 CORRECT = [
@@ -352,11 +537,50 @@ CORRECT = [
     ),
     (
         "in place, marked dirty",
-        function("CubeDirty", in_place_marked_dirty, cube_backward),
+        function("DoubleDirty", in_place_marked_dirty, lambda ctx, g: 2 * g),
+        lambda x: 2 * x,
+        None,
+        None,
+    ),
+    (
+        "Clamp01 with an open interval: a valid subgradient at 0 and 1",
+        function(
+            "ClampOpen", save_mask(lambda x: (x > 0) & (x < 1)), lambda ctx, g: g * saved(ctx)
+        ),
+        clamp01,
+        None,
+        None,
+    ),
+    (
+        "ReLU passing 1 at its kink",
+        function("Relu", relu_forward, relu_passes_one_at_zero),
+        torch.relu,
+        None,
+        None,
+    ),
+    (
+        "sqrt, undefined for x < 0",
+        function("Sqrt", sqrt_forward, sqrt_backward),
+        torch.sqrt,
+        None,
+        None,
+    ),
+    (
+        "an extra trailing None",
+        function("CubeTrailingNone", save_and(cube), lambda ctx, g: (cube_backward(ctx, g), None)),
         cube,
         None,
         None,
     ),
+    (
+        "broadcast inputs, gradients left for the engine to sum",
+        function("BroadcastMul", broadcast_mul_forward, broadcast_mul_backward),
+        torch.mul,
+        None,
+        BROADCAST,
+    ),
+    ("two outputs, integer indices", Sort, lambda x: torch.sort(x, dim=-1), None, None),
+    ("once differentiable, declared", CubeOnceDifferentiable, cube, None, None),
     ("float32 inputs", Cube, cube, None, (torch.tensor([-1.5, 0.5, 2.0]),)),
 ]
 
@@ -412,7 +636,7 @@ def test_an_instance_is_told_to_pass_the_class():
 
 
 def test_every_code_is_in_the_catalogue_and_has_a_lesson_section():
-    caught = {code for w in WRONG for code in w[-1]} | {"not-a-function"}
+    caught = {code for w in WRONG for code in w[4]} | {"not-a-function"}
     assert caught == set(CODES) == set(LESSON_SECTIONS)
 
 
@@ -433,7 +657,8 @@ def test_the_html_report_names_the_problem_in_a_box():
 
 
 def test_error_reports_quote_the_exception_not_a_traceback():
-    text = str(check_function(WRONG[-5][1], cube))  # the typo in forward
+    typo = next(w[1] for w in WRONG if w[0] == "typo in forward")
+    text = str(check_function(typo, cube))
     assert "forward raised NameError: name 'undefined_name' is not defined" in text
     assert "Traceback" not in text
 
@@ -454,8 +679,8 @@ def test_the_doctor_leaves_global_state_and_inputs_alone():
     torch.manual_seed(1)
     expected_next = torch.rand(1)
     torch.manual_seed(1)
-    for _, fn, reference, grad_reference, _ in WRONG:
-        check_function(fn, reference, grad_reference=grad_reference, inputs=(x,))
+    for _, fn, reference, grad_reference, _, *inputs in WRONG:
+        check_function(fn, reference, grad_reference=grad_reference, inputs=(inputs or [(x,)])[0])
     assert torch.is_grad_enabled() and torch.get_default_dtype() == torch.float32
     assert torch.equal(torch.rand(1), expected_next)
     assert x.tolist() == [0.5, 2.0] and x.grad is None and x.is_leaf

@@ -73,7 +73,7 @@ def test_is_function_accepts_only_function_subclasses():
 
 
 def test_run_returns_forward_and_raw_backward_for_the_upstream_gradient():
-    run = run_function(Cube, (X,), upstream=lambda out: 2 * torch.ones_like(out))
+    run = run_function(Cube, (X,), upstream=lambda out, k: 2 * torch.ones_like(out))
     assert run.failure is None
     assert run.output.tolist() == [-3.375, 0.0, 8.0]
     assert run.grads[0].tolist() == [13.5, 0.0, 24.0]
@@ -117,7 +117,7 @@ def test_forward_errors_and_non_functions_are_captured():
 
 
 def test_vjp_is_autograd_of_the_reference():
-    run = vjp(lambda t: t**3, (X,), upstream=lambda out: 2 * torch.ones_like(out))
+    run = vjp(lambda t: t**3, (X,), upstream=lambda out, k: 2 * torch.ones_like(out))
     assert run.grads[0].tolist() == [13.5, 0.0, 24.0]
     assert vjp(torch.round, (X,)).grads[0].tolist() == [0.0, 0.0, 0.0]
     assert vjp(lambda t, lo: t.clamp(lo, 1), (X, 0.0)).grads[1] is None
@@ -139,7 +139,7 @@ def test_preserved_global_state_restores_even_after_an_exception():
 
 
 def test_round_ste_backward_is_identity_through_the_probe():
-    run = run_function(RoundSTE, (X,), upstream=lambda out: torch.full_like(out, 3.0))
+    run = run_function(RoundSTE, (X,), upstream=lambda out, k: torch.full_like(out, 3.0))
     assert run.grads[0].tolist() == [3.0, 3.0, 3.0]
 
 

@@ -1,0 +1,306 @@
+"""What the gradient doctor can find: the codes, where each is taught, and the words a learner reads.
+
+Each constructor returns one Finding: what went wrong, why it matters, how to fix it,
+and the evidence. checks.py decides *whether* a mistake is there; this module only
+says it, so the wording of every code lives in one place.
+"""
+
+from dataclasses import dataclass
+
+import torch
+
+from lessons_lib.probe import describe_non_function
+
+# Most important first: a later finding is often a consequence of an earlier one.
+CODES = (
+    "not-a-function",
+    "error",
+    "mutates-input",
+    "forward",
+    "grad-count",
+    "non-tensor-grad",
+    "grad-shape",
+    "no-gradient",
+    "mutates-grad-out",
+    "chain-rule",
+    "non-finite",
+    "gradient",
+    "grad-dtype",
+    "double-backward",
+    "jvp",
+    "ctx-tensor",
+)
+
+# Where each mistake is taught: (track, section heading), as the notebooks spell them.
+DEV, RES = "Developer track", "Researcher track"
+SECTIONS = {
+    "not-a-function": (DEV, "A complete custom operation"),
+    "error": (DEV, "The walkthrough"),
+    "mutates-input": (DEV, "Why save_for_backward: the version-counter safety net"),
+    "forward": (DEV, "A complete custom operation"),
+    "grad-count": (DEV, "Mistake 2: the wrong number of gradients"),
+    "non-tensor-grad": (DEV, "One gradient per forward input"),
+    "grad-shape": (DEV, "One gradient per forward input"),
+    "no-gradient": (DEV, "One gradient per forward input"),
+    "mutates-grad-out": (DEV, "Mistake 6: writing into grad_out"),
+    "chain-rule": (DEV, "Mistake 4: breaking the chain"),
+    "non-finite": (RES, "3.3 A numerically superior hand derivative"),
+    "gradient": (DEV, "Mistake 3: a wrong derivative that runs fine"),
+    "grad-dtype": (DEV, "One gradient per forward input"),
+    "double-backward": (RES, "Double backward: differentiable ops, or an honest refusal"),
+    "jvp": (RES, "The `setup_context` form, and `torch.func`"),
+    "ctx-tensor": (DEV, "Mistake 1: tensors stashed on ctx"),
+}
+LESSON_SECTIONS = {code: f"{track}, “{heading}”" for code, (track, heading) in SECTIONS.items()}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One diagnosed mistake: what went wrong, the evidence, why it matters, how to fix it."""
+
+    code: str
+    what: str
+    why: str
+    fix: str
+    evidence: tuple[str, ...] = ()
+
+    @property
+    def section(self) -> str:
+        return LESSON_SECTIONS[self.code]
+
+
+def shape_of(value: object) -> str:
+    """(3, 4) for a tensor, the type's name for anything else."""
+    return str(tuple(value.shape)) if isinstance(value, torch.Tensor) else type(value).__name__
+
+
+def not_a_function(fn: object) -> Finding:
+    return Finding(
+        "not-a-function",
+        describe_non_function(fn, "check_function({}, reference)"),
+        "Only a Function subclass carries both a forward step and its own backward rule.",
+        "Write `class MyStep(torch.autograd.Function)` with @staticmethod forward(ctx, x) "
+        "and backward(ctx, grad_out), and pass MyStep.",
+    )
+
+
+def error(stage: str, kind: str, message: str, where: str = "") -> Finding:
+    hint = ""
+    if "positional argument" in message:
+        hint = " forward takes ctx first, then one parameter per input given to apply."
+    elif kind == "NotImplementedError" and stage == "backward":
+        hint = " Define a @staticmethod backward(ctx, grad_out)."
+    return Finding(
+        "error",
+        f"{stage} raised {kind}: {message}",
+        "A step that raises stops every forward or backward pass through it.",
+        f"Read the message above and fix that line of {stage}.{hint}",
+        (f"on {where}",) if where else (),
+    )
+
+
+def mutates_input(names: list[str]) -> Finding:
+    return Finding(
+        "mutates-input",
+        f"forward changed its input {', '.join(names)} in place.",
+        "The caller's tensor silently changes, and any gradient that needs its old value is "
+        "corrupted. A change made through .data or NumPy also slips past the version counter, "
+        "so not even saved_tensors can notice it.",
+        "Compute a new tensor (x * 2, not x.mul_(2) or x.data.mul_(2)); if in place is truly "
+        "needed, change x with torch ops, call ctx.mark_dirty(x) and return x.",
+    )
+
+
+def forward(what: str, evidence: tuple[str, ...] = ()) -> Finding:
+    return Finding(
+        "forward",
+        what,
+        "Every gradient is meaningless if the forward step is not the intended one, and later "
+        "steps expect the outputs the operation is meant to produce.",
+        "Compare your forward with the reference: the same number of outputs, each of the same "
+        "shape and kind; run it on one number by hand.",
+        evidence,
+    )
+
+
+def grad_count(returned: int, names: list[str], inputs: tuple) -> Finding:
+    expected = ", ".join(
+        n if isinstance(a, torch.Tensor) else f"None for {n}"
+        for n, a in zip(names, inputs, strict=True)
+    )
+    return Finding(
+        "grad-count",
+        f"backward returned {returned} value(s); forward has {len(inputs)} input(s): {expected}.",
+        "Autograd pairs backward's results with forward's inputs by position; a miscount is an "
+        "error (extra trailing Nones are the one thing it forgives).",
+        "Return exactly one value per forward input, in order, with None for inputs that are "
+        "not tensors.",
+    )
+
+
+def non_tensor_grad(name: str, position: int, value: object) -> Finding:
+    return Finding(
+        "non-tensor-grad",
+        f"backward returned a gradient for {name} (value number {position + 1}), but {name} is "
+        f"a {type(value).__name__}, not a tensor.",
+        "Only tensors can receive gradients: autograd refuses the whole backward pass "
+        '("returned a gradient different than None ... not a Variable").',
+        f"Return None in that position, for {name}; keep one value per forward input.",
+    )
+
+
+def grad_shape(name: str, got: object, x: torch.Tensor) -> Finding:
+    target = tuple(x.shape)
+    if not isinstance(got, torch.Tensor):
+        what = f"The gradient for {name} is a {type(got).__name__}, not a tensor."
+        fix = f"Return a tensor shaped like {name}: grad_out times the local derivative."
+    elif got.numel() > x.numel():
+        what = (
+            f"The gradient for {name} has shape {shape_of(got)}; {name} has shape {target}, and "
+            "the engine cannot sum the one down to the other."
+        )
+        fix = (
+            f"If {name} was broadcast in forward, sum the gradient over the broadcast "
+            f"dimensions (grad.sum_to_size({name}.shape) does exactly that); otherwise build it "
+            f"elementwise, one value per element of {name}."
+        )
+    else:
+        what = f"The gradient for {name} has shape {shape_of(got)}; {name} has shape {target}."
+        fix = (
+            f"Keep one value per element of {name}: build the gradient elementwise from "
+            f"grad_out and the saved {name}, with no reduction (.sum() or .mean()) at the end."
+        )
+    return Finding(
+        "grad-shape",
+        what,
+        "A gradient holds one value per element of its input. The engine repairs only one "
+        "mismatch, a gradient that is larger along dimensions the input was broadcast over, "
+        "by summing them; it refuses anything else.",
+        fix,
+    )
+
+
+def no_gradient(name: str) -> Finding:
+    return Finding(
+        "no-gradient",
+        f"backward returned None for {name}, which needs a gradient.",
+        "None means 'no gradient here': everything before this step stops learning.",
+        f"Return grad_out times the derivative with respect to {name}; None is only for "
+        "inputs that are not tensors or that the output does not depend on.",
+    )
+
+
+def mutates_grad_out(outputs: str) -> Finding:
+    return Finding(
+        "mutates-grad-out",
+        f"backward changed grad_out{outputs} in place.",
+        "grad_out is not yours to change: autograd may hand the same tensor to another step "
+        "that runs later (the other input of an addition, say), or it is the caller's own "
+        "grad_outputs tensor, and both then see your numbers instead of theirs.",
+        "Compute a new tensor: return grad_out * (local derivative), not grad_out.mul_(...) "
+        "or grad_out *= ....",
+    )
+
+
+CHAIN_RULE_WHAT = {
+    "ignores": "backward ignores grad_out: its gradient for {name} came back unchanged when "
+    "grad_out was doubled and negated.",
+    "adds": "backward adds grad_out instead of multiplying by it: when grad_out was doubled and "
+    "negated, its gradient for {name} moved by grad_out itself, not in proportion.",
+    "other": "backward does not scale with grad_out: when grad_out was doubled and negated, its "
+    "gradient for {name} did not double and change sign.",
+}
+
+
+def chain_rule(name: str, how: str, evidence: tuple[str, ...]) -> Finding:
+    return Finding(
+        "chain-rule",
+        CHAIN_RULE_WHAT[how].format(name=name),
+        "By the chain rule every gradient is grad_out times a local derivative, so it is "
+        "proportional to grad_out, which carries everything the later steps know. Dropping "
+        "or adding it silently gives every earlier step the wrong gradient.",
+        "Multiply by grad_out: return grad_out * (local derivative).",
+        evidence,
+    )
+
+
+def non_finite(name: str, evidence: tuple[str, ...]) -> Finding:
+    return Finding(
+        "non-finite",
+        f"The gradient for {name} is NaN or infinite where the true gradient is finite.",
+        "One NaN in a gradient spreads to every weight it updates, and from then on training "
+        "computes NaN everywhere.",
+        "Rewrite the derivative so no intermediate value overflows: reuse the saved output "
+        "(for a sigmoid, s * (1 - s) instead of exp(-x) / (1 + exp(-x))**2), or pick a stable "
+        "formula per region with torch.where.",
+        evidence,
+    )
+
+
+def gradient(name: str, evidence: tuple[str, ...], surrogate: bool = False) -> Finding:
+    fix = (
+        "Re-derive the local derivative of forward, and confirm with torch.autograd.gradcheck "
+        "in float64."
+    )
+    if surrogate:  # the true gradient is zero here: perhaps a deliberate straight-through rule
+        fix += " If a different gradient is deliberate (a surrogate), pass it as grad_reference."
+    return Finding(
+        "gradient",
+        f"The gradient for {name} is wrong: backward's values differ from the intended ones.",
+        "A wrong-but-plausible backward trains quietly worse, with no error anywhere.",
+        fix,
+        evidence,
+    )
+
+
+def grad_dtype(changes: list[str]) -> Finding:
+    return Finding(
+        "grad-dtype",
+        f"backward returned a gradient of another dtype: {'; '.join(changes)}.",
+        "The engine casts it back to the input's dtype without a word, but the precision lost "
+        "on the way is gone (float32 keeps about 7 significant digits of float64's 16).",
+        "Compute the gradient in the input's dtype: build it from grad_out and the saved "
+        "tensors, without .float() or .half(), and give constants the input's dtype "
+        "(torch.tensor(c, dtype=x.dtype)).",
+    )
+
+
+def double_backward(what: str, evidence: tuple[str, ...] = ()) -> Finding:
+    return Finding(
+        "double-backward",
+        what,
+        "Anything that differentiates a gradient (torch.autograd.grad with create_graph=True, "
+        "gradient penalties, torch.func.hessian) gets these wrong numbers, with no error.",
+        "Build backward from differentiable torch ops on the saved tensors and grad_out: no "
+        ".detach(), .data, NumPy or in-place tricks. If it cannot be differentiable (foreign "
+        "code), decorate it with @once_differentiable, so a second derivative raises instead.",
+        evidence,
+    )
+
+
+def jvp(what: str, evidence: tuple[str, ...] = ()) -> Finding:
+    return Finding(
+        "jvp",
+        what,
+        "Forward mode (torch.func.jvp, jacfwd, hessian) uses jvp, not backward, so it gives "
+        "these wrong numbers while backward and gradcheck's reverse mode look right.",
+        "jvp(ctx, *tangents) pushes each input's tangent forward: for y = f(x) it returns "
+        "f'(x) * x_tangent. Save what it needs with ctx.save_for_forward in setup_context.",
+        evidence,
+    )
+
+
+def ctx_tensor(names: list[str]) -> Finding:
+    stored = ", ".join(f"ctx.{n}" for n in names)
+    return Finding(
+        "ctx-tensor",
+        f"A tensor is stored as a plain attribute ({stored}) instead of through save_for_backward.",
+        "It may give the right numbers today, but it skips the official route: the version "
+        "check that catches a saved tensor changed in place before backward, and saved-tensor "
+        "hooks (torch.autograd.graph.saved_tensors_hooks, which activation checkpointing and "
+        "CPU offloading use) never see it. A stashed output also forms a reference cycle "
+        "(output → grad_fn → ctx → output), so its memory is held until Python's garbage "
+        "collector runs rather than freed at once.",
+        "Save tensors with ctx.save_for_backward(x) and read them with ctx.saved_tensors; "
+        "only non-tensors (numbers, shapes, flags) belong on ctx attributes.",
+    )
