@@ -9,12 +9,23 @@ with a plain torch reference. The words of each finding live in findings.py.
 
 import html
 import inspect
+import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import torch
 
 from lessons_lib import findings as say
+from lessons_lib.compare import (
+    MAX_EVIDENCE,
+    accepted_at_kinks,
+    all_finite,
+    chain_rule_kind,
+    close,
+    elementwise_finite,
+    evidence_lines,
+    output_mask,
+    single_upstream,
+)
 from lessons_lib.display import message_box
 from lessons_lib.errors import InputError, LessonError
 from lessons_lib.findings import CODES, LESSON_SECTIONS, Finding
@@ -26,7 +37,6 @@ from lessons_lib.higher_order import (
     second_derivatives,
 )
 from lessons_lib.probe import (
-    SCALE,
     EngineRun,
     Failure,
     as_tuple,
@@ -37,16 +47,16 @@ from lessons_lib.probe import (
     preserved_global_state,
     vjp,
 )
+from lessons_lib.samples import (
+    Sample,
+    default_inputs,
+    random_directions,
+    sample_sets,
+    upstream_gradient,
+    validated_inputs,
+)
 
 __all__ = ["CODES", "LESSON_SECTIONS", "Report", "check_function", "default_inputs"]
-
-RTOL, ATOL = 1e-5, 1e-7
-LOW_RTOL, LOW_ATOL = 1e-3, 1e-5  # float32 and below: a few units in the last place add up
-MAX_EVIDENCE = 3
-WIDE = 10.0  # random points are drawn from [-WIDE, WIDE]
-TAILS = (-1e3, 1e3, -1e4, 1e4, -100.0, 100.0, -30.0, 30.0)  # most telling first
-KINK_STEP = 1e-6  # one-sided finite differences, relative to max(1, |x|)
-MAX_KINK_PROBES = 32  # elements probed for a kink per input and sample
 
 
 class Report:
@@ -110,15 +120,6 @@ class Report:
         return message_box(self._headline(), "".join(parts) + notes, "problem")
 
 
-def default_inputs() -> tuple[torch.Tensor]:
-    """A float64 sample that exposes the classic bugs: signs, 0, (0, 1), >1, half-integers, 2-d."""
-    x = torch.tensor(
-        [[-2.5, -1.5, -1.0, -0.5], [0.0, 0.25, 0.5, 0.75], [1.0, 1.5, 2.0, 2.5]],
-        dtype=torch.float64,
-    )
-    return (x,)
-
-
 def check_function(
     fn: object,
     reference: Callable,
@@ -148,95 +149,16 @@ def check_function(
                 f"{role} must be a function computing the intended "
                 f"{'forward' if role == 'reference' else 'gradient'}, got {given!r}."
             )
-    samples = sample_sets(None if inputs is None else _validated(inputs))
+    samples = sample_sets(None if inputs is None else validated_inputs(inputs))
     examination = Examination(fn, reference, grad_reference, samples[0].inputs)
     with preserved_global_state():
         for sample in samples:
-            if not examination.examine(sample):
-                break
+            with warnings.catch_warnings():
+                if not sample.first:  # overflow warnings from points the learner never chose
+                    warnings.simplefilter("ignore")
+                if not examination.examine(sample):
+                    break
     return examination.report(name)
-
-
-# --- where to look ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One set of inputs to check at, and how a report names it."""
-
-    label: str
-    inputs: tuple
-    first: bool = False  # the learner's own inputs (or the default sample)
-    higher: bool = False  # also check double backward and jvp here
-
-
-def sample_sets(given: tuple | None) -> list[Sample]:
-    """The sample (or the learner's inputs), then random values and the tails for x.
-
-    Only the first float tensor (x) moves; every other input stays as the learner gave
-    it, because weights, bounds and indices often have to satisfy conditions (a
-    contraction, lo < hi) that random values would break.
-    """
-    base = default_inputs() if given is None else given
-    position = next(i for i, a in enumerate(base) if differentiable(a))
-    x = base[position]
-    if given is None:  # a flat sweep says more than the grid's shape
-        x = torch.empty(32, dtype=torch.float64)
-    generator = torch.Generator().manual_seed(0)
-    random = torch.empty(x.shape, dtype=x.dtype).uniform_(-WIDE, WIDE, generator=generator)
-
-    def with_x(values: torch.Tensor) -> tuple:
-        return (*base[:position], values, *base[position + 1 :])
-
-    size = max(1, x.numel())
-    tails = [_tail_values(x, start) for start in range(0, min(len(TAILS), 4 * size), size)]
-    return [
-        Sample("the sample" if given is None else "your inputs", base, first=True, higher=True),
-        Sample(f"random points in [-{WIDE:g}, {WIDE:g}]", with_x(random), higher=True),
-        *(Sample("the tails", with_x(t)) for t in tails),
-    ]
-
-
-def _tail_values(like: torch.Tensor, start: int) -> torch.Tensor:
-    """Large values of both signs, shaped like `like`, all distinct (so sorting has no ties)."""
-    count = max(1, like.numel())
-    values = [
-        TAILS[(start + i) % len(TAILS)] * (1 + 0.01 * ((start + i) // len(TAILS)))
-        for i in range(count)
-    ]
-    return torch.tensor(values, dtype=like.dtype).reshape(like.shape)
-
-
-def _validated(inputs: object) -> tuple:
-    if isinstance(inputs, torch.Tensor):
-        inputs = (inputs,)
-    if not isinstance(inputs, list | tuple):
-        raise InputError(
-            f"inputs must be a tuple of arguments for forward, got {type(inputs).__name__}."
-        )
-    inputs = tuple(inputs)
-    if not any(differentiable(a) for a in inputs):
-        dtypes = ", ".join(str(a.dtype) for a in inputs if isinstance(a, torch.Tensor)) or "none"
-        raise InputError(
-            "inputs need at least one floating-point tensor, because only those have gradients "
-            f"(tensor dtypes given: {dtypes}). Try x.double()."
-        )
-    return inputs
-
-
-def upstream_gradient(output: torch.Tensor, index: int) -> torch.Tensor:
-    """A fixed, uneven grad_out per output: a backward that ignores it cannot match by luck."""
-    generator = torch.Generator().manual_seed(index)
-    return torch.empty_like(output).uniform_(0.5, 2.0, generator=generator).round(decimals=2)
-
-
-def _directions(inputs: tuple, seed: int) -> list:
-    """Random directions, one per float input: for double backward and jvp."""
-    generator = torch.Generator().manual_seed(seed)
-    return [
-        torch.empty_like(a).uniform_(-1.0, 1.0, generator=generator) if differentiable(a) else None
-        for a in inputs
-    ]
 
 
 # --- the examination ---------------------------------------------------------------
@@ -300,7 +222,7 @@ class Examination:
             expected = _intended(self.grad_reference, sample.inputs, ref.output)
         run = engine_run(self.fn, sample.inputs, upstream)
         if run.failure:
-            if not sample.first and not _all_finite(ref.output):
+            if not sample.first and not all_finite(ref.output):
                 return True  # the reference is undefined here too
             failure = run.failure
             self.add(say.error(failure.stage, failure.kind, failure.message, _where(sample)))
@@ -353,12 +275,10 @@ class Examination:
             if g.is_floating_point() != w.is_floating_point():
                 self.add(say.forward(f"{label} is {g.dtype}; the reference gives {w.dtype}."))
                 return False
-            if w.is_floating_point():
-                wrong = ~_close(g, w) & w.isfinite()
-            else:
-                wrong = g != w.to(g.dtype)
+            # Floats within tolerance where the reference is defined; indices and flags exactly.
+            wrong = ~close(g, w) & w.isfinite() if w.is_floating_point() else g != w.to(g.dtype)
             if wrong.any():
-                evidence = _evidence(wrong, sample.inputs, self.names, w, g, output=k)
+                evidence = evidence_lines(wrong, sample.inputs, self.names, w, g, output=k)
                 self.add(
                     say.forward(f"{label} computes different values from the reference.", evidence)
                 )
@@ -373,9 +293,9 @@ class Examination:
             if got is not None and not isinstance(x, torch.Tensor):
                 return say.non_tensor_grad(self.names[i], i, x)
         for i, (got, x) in enumerate(zip(raw, inputs, strict=False)):
-            if differentiable(x) and got is not None:
-                if not isinstance(got, torch.Tensor) or got.shape != x.shape:
-                    return say.grad_shape(self.names[i], got, x)
+            wrong_kind = not isinstance(got, torch.Tensor) or got.shape != x.shape
+            if differentiable(x) and got is not None and wrong_kind:
+                return say.grad_shape(self.names[i], got, x)
         return say.error("backward", "RuntimeError", f"autograd refused its result: {run.refused}")
 
     def _compare_dtypes_and_shapes(self, run: EngineRun, inputs: tuple) -> None:
@@ -398,7 +318,7 @@ class Examination:
     def _compare_gradients(self, run: EngineRun, expected: tuple, ref_output, sample: Sample):
         """Compare the engine's gradients with the intended ones; return the accepted kinks."""
         kinks = {}
-        shown = _single_upstream(ref_output)
+        shown = single_upstream(ref_output)
         for i, (got, want, x) in enumerate(zip(run.grads, expected, sample.inputs, strict=True)):
             if not differentiable(x):
                 continue
@@ -408,47 +328,32 @@ class Examination:
                     self.add(say.no_gradient(name), i)
                 continue
             want = torch.zeros_like(x) if want is None else want
-            how = _chain_rule(run, i, sample.inputs, got)
-            domain = want.isfinite() & _elementwise_finite(ref_output, x)
+            how = chain_rule_kind(run, i)
+            domain = want.isfinite() & elementwise_finite(ref_output, x)
             self.skipped += int((~domain).sum())
-            wrong = ~_close(got, want) & domain
+            wrong = ~close(got, want) & domain
             if wrong.any() and self.grad_reference is None:
-                kinks[i] = self._at_kinks(wrong, sample.inputs, i, got)
+                kinks[i] = accepted_at_kinks(self.reference, wrong, sample.inputs, i, got)
                 wrong &= ~kinks[i]
             if how is not None:
-                evidence = _evidence(
+                evidence = evidence_lines(
                     wrong, sample.inputs, self.names, want, got, at=i, upstream=shown
                 )
                 self.add(say.chain_rule(name, how, evidence), i)
                 continue
             blown = wrong & ~got.isfinite()
             if blown.any():
-                evidence = _evidence(
+                evidence = evidence_lines(
                     blown, sample.inputs, self.names, want, got, at=i, upstream=shown
                 )
                 self.add(say.non_finite(name, evidence), i)
             wrong &= got.isfinite()
             if wrong.any():
-                evidence = _evidence(
+                evidence = evidence_lines(
                     wrong, sample.inputs, self.names, want, got, at=i, upstream=shown
                 )
                 self.add(say.gradient(name, evidence, surrogate=not want[wrong].any()), i)
         return kinks
-
-    def _at_kinks(self, wrong: torch.Tensor, inputs: tuple, i: int, got: torch.Tensor):
-        """Elements where the reference has a kink and `got` lies between its one-sided slopes."""
-        accepted = torch.zeros_like(wrong)
-        for index in wrong.nonzero()[:MAX_KINK_PROBES].tolist():
-            slopes = _one_sided_slopes(self.reference, inputs, i, tuple(index))
-            if slopes is None:
-                continue
-            left, right = slopes
-            scale = 1 + abs(left) + abs(right)
-            value = got[tuple(index)].item()
-            is_kink = abs(right - left) > 1e-3 * scale
-            between = min(left, right) - 1e-4 * scale <= value <= max(left, right) + 1e-4 * scale
-            accepted[tuple(index)] = is_kink and between
-        return accepted
 
     def _check_double_backward(self, sample: Sample, ref_output, kinks: dict) -> None:
         if is_once_differentiable(self.fn):
@@ -457,7 +362,7 @@ class Examination:
                 "so a second derivative raises a clear error instead of giving wrong numbers."
             )
             return
-        directions = _directions(sample.inputs, seed=1)
+        directions = random_directions(sample.inputs, seed=1)
         args = (sample.inputs, upstream_gradient, directions, self.grad_reference, "reference")
         want = second_derivatives(self.reference, *args)
         if want.failure:
@@ -483,17 +388,17 @@ class Examination:
         for i, (g, w) in enumerate(zip(got.inputs, want.inputs, strict=True)):
             if w is not None:
                 mask = w.isfinite() & ~kinks.get(i, torch.zeros_like(w, dtype=torch.bool))
-                wrong = ~_close(g, w) & mask & _elementwise_finite(ref_output, w)
-                evidence += _evidence(
+                wrong = ~close(g, w) & mask & elementwise_finite(ref_output, w)
+                evidence += evidence_lines(
                     wrong, sample.inputs, self.names, w, g, at=i, prefix=f"d/d{self.names[i]} "
                 )
         for k, w in want.outputs.items():
             g = got.outputs.get(k, torch.zeros_like(w))
-            mask = _output_mask(w, kinks)
+            mask = output_mask(w, kinks)
             if mask is not None:
-                wrong = ~_close(g, w) & mask
+                wrong = ~close(g, w) & mask
                 label = "grad_out" if len(want.outputs) == 1 else f"grad_out {k}"
-                evidence += _evidence(
+                evidence += evidence_lines(
                     wrong, sample.inputs, self.names, w, g, output=k, prefix=f"d/d{label} "
                 )
         if evidence:
@@ -509,7 +414,7 @@ class Examination:
     def _check_jvp(self, sample: Sample, ref_output, kinks: dict) -> None:
         if not defines_jvp(self.fn):
             return
-        tangents = _directions(sample.inputs, seed=2)
+        tangents = random_directions(sample.inputs, seed=2)
         want = forward_mode(self.reference, sample.inputs, tangents, self.grad_reference)
         if want.failure:
             self.note(f"jvp was not checked: the reference's forward mode failed ({want.failure}).")
@@ -521,11 +426,11 @@ class Examination:
         evidence = []
         for k, w in want.outputs.items():
             g = got.outputs.get(k, torch.zeros_like(w))
-            mask = _output_mask(w, kinks)
+            mask = output_mask(w, kinks)
             if mask is not None and g.shape == w.shape:
-                mask &= _elementwise_finite(ref_output, w)
-                wrong = ~_close(g, w) & mask
-                evidence += _evidence(
+                mask &= elementwise_finite(ref_output, w)
+                wrong = ~close(g, w) & mask
+                evidence += evidence_lines(
                     wrong, sample.inputs, self.names, w, g, output=k, prefix="tangent "
                 )
             elif g.shape != w.shape:
@@ -581,98 +486,6 @@ def _intended(grad_reference: Callable, inputs: tuple, ref_output) -> tuple:
     return tuple(given.pop(0) if differentiable(a) and given else None for a in inputs)
 
 
-def _chain_rule(run: EngineRun, i: int, inputs: tuple, got: torch.Tensor) -> str | None:
-    """None if backward's gradient for input i scales with grad_out; else how it fails to."""
-    if run.scaled is None or len(run.scaled) <= i or len(run.raw) <= i:
-        return None
-    plain, scaled = run.raw[i], run.scaled[i]
-    if not (isinstance(plain, torch.Tensor) and isinstance(scaled, torch.Tensor)):
-        return None
-    if plain.shape != scaled.shape:
-        return None
-    finite = plain.isfinite() & scaled.isfinite()  # a NaN is a different mistake
-    plain, scaled = plain[finite], scaled[finite]
-    if _close(scaled, SCALE * plain).all():
-        return None
-    if _close(scaled, plain).all():
-        return "ignores"
-    upstream = upstream_gradient(run.outputs[run.tracked[0]], run.tracked[0])
-    if len(run.tracked) == 1 and upstream.shape == finite.shape:
-        if _close(plain - scaled, (1 - SCALE) * upstream[finite]).all():
-            return "adds"
-    return "other"
-
-
-def _one_sided_slopes(reference: Callable, inputs: tuple, i: int, index: tuple):
-    """Left and right slopes of sum(grad_out * reference) along element `index` of input i."""
-    args = [a.detach().double() if differentiable(a) else a for a in inputs]
-    x = args[i]
-    step = KINK_STEP * max(1.0, abs(x[index].item()))
-    try:
-        with torch.no_grad():
-            centre = as_tuple(reference(*args))
-            moved = []
-            for sign in (1, -1):
-                shifted = x.clone()
-                shifted[index] += sign * step
-                moved.append(as_tuple(reference(*args[:i], shifted, *args[i + 1 :])))
-    except Exception:
-        return None
-
-    def change(after: tuple) -> float:
-        total = 0.0
-        for k, (a, c) in enumerate(zip(after, centre, strict=True)):
-            if isinstance(c, torch.Tensor) and c.is_floating_point():
-                total += ((a - c) * upstream_gradient(c, k)).sum().item()
-        return total
-
-    right, left = change(moved[0]) / step, -change(moved[1]) / step
-    return left, right
-
-
-def _single_upstream(ref_output) -> torch.Tensor | None:
-    """The grad_out a one-output Function received, to quote beside the evidence."""
-    outputs = as_tuple(ref_output)
-    if len(outputs) == 1 and isinstance(outputs[0], torch.Tensor):
-        return upstream_gradient(outputs[0], 0)
-    return None
-
-
-def _close(got: torch.Tensor, want: torch.Tensor) -> torch.Tensor:
-    if want.dtype == torch.float64:
-        return torch.isclose(got.to(want.dtype), want, RTOL, ATOL)
-    return torch.isclose(got.to(want.dtype), want, LOW_RTOL, LOW_ATOL)  # float32 and below
-
-
-def _all_finite(output) -> bool:
-    return all(
-        bool(o.isfinite().all())
-        for o in as_tuple(output)
-        if isinstance(o, torch.Tensor) and o.is_floating_point()
-    )
-
-
-def _elementwise_finite(ref_output, like: torch.Tensor) -> torch.Tensor:
-    """Where the reference's value is finite, for outputs shaped like `like` (else all True)."""
-    mask = torch.ones(like.shape, dtype=torch.bool)
-    for o in as_tuple(ref_output):
-        if isinstance(o, torch.Tensor) and o.is_floating_point() and o.shape == like.shape:
-            mask &= o.isfinite()
-    return mask
-
-
-def _output_mask(values: torch.Tensor, kinks: dict):
-    """Where an output-shaped comparison is meaningful: finite and away from accepted kinks."""
-    mask = values.isfinite()
-    for accepted in kinks.values():
-        if not accepted.any():
-            continue
-        if accepted.shape != values.shape:
-            return None  # a kink somewhere, and no way to tell which outputs it touches
-        mask &= ~accepted
-    return mask
-
-
 def _where(sample: Sample) -> str:
     return "" if sample.first else sample.label
 
@@ -689,41 +502,6 @@ def _listed(parts: list[str]) -> str:
         merged[label] = merged.get(label, 0) + int(count)
     items = [f"{count} {label}" for label, count in merged.items()]
     return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
-
-
-def _evidence(
-    wrong: torch.Tensor,
-    inputs: tuple,
-    names: list[str],
-    expected: torch.Tensor,
-    got: torch.Tensor,
-    *,
-    at: int | None = None,
-    output: int | None = None,
-    prefix: str = "",
-    upstream: torch.Tensor | None = None,
-) -> tuple[str, ...]:
-    """A few 'at x = ...: expected ..., got ...' lines where values disagree."""
-    lines = []
-    x_index = (
-        at if at is not None else next((i for i, a in enumerate(inputs) if differentiable(a)), 0)
-    )
-    x, x_name = inputs[x_index], names[x_index]
-    for index in wrong.nonzero()[:MAX_EVIDENCE].tolist():
-        spot, subscript = tuple(index), ", ".join(map(str, index))
-        if isinstance(x, torch.Tensor) and x.shape == wrong.shape:
-            where = f"{x_name}[{subscript}]" if x.dim() > 1 else x_name
-            where = f"{where} = {x[spot].item():.4g}"
-        else:
-            where = (
-                f"output[{subscript}]" if output in (None, 0) else f"output {output}[{subscript}]"
-            )
-        if upstream is not None and upstream.shape == wrong.shape:
-            where += f" (grad_out {upstream[spot].item():.4g})"
-        lines.append(
-            f"{prefix}at {where}: expected {expected[spot].item():.4g}, got {got[spot].item():.4g}"
-        )
-    return tuple(lines)
 
 
 def _input_names(fn: type, count: int) -> list[str]:

@@ -214,6 +214,7 @@ class TanhStackSaved(Function):
         return x
 
     @staticmethod
+    @once_differentiable  # the intermediates were made unrecorded: a second derivative would be wrong
     def backward(ctx, grad_out):
         grad = grad_out
         for y in reversed(ctx.saved_tensors):

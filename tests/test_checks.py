@@ -5,9 +5,9 @@ import torch
 from torch.autograd import Function
 
 from lessons_lib import Clamp, Clamp01, Cube, CubeWithSetupContext, RoundSTE, Square
-from lessons_lib.research import CubeDetachedBackward, CubeOnceDifferentiable, Sort
 from lessons_lib.checks import CODES, LESSON_SECTIONS, check_function, default_inputs
 from lessons_lib.errors import InputError, LessonError
+from lessons_lib.research import CubeDetachedBackward, CubeOnceDifferentiable, Sort
 from tests.learner_functions import cube, function, save_and, saved
 
 

@@ -1,0 +1,163 @@
+"""How the gradient doctor compares numbers, accepts a kink, and quotes evidence."""
+
+from collections.abc import Callable
+
+import torch
+
+from lessons_lib.probe import SCALE, EngineRun, as_tuple, differentiable
+from lessons_lib.samples import upstream_gradient
+
+RTOL, ATOL = 1e-5, 1e-7
+LOW_RTOL, LOW_ATOL = 1e-3, 1e-5  # float32 and below: a few units in the last place add up
+MAX_EVIDENCE = 3
+KINK_STEP = 1e-6  # one-sided finite differences, relative to max(1, |x|)
+MAX_KINK_PROBES = 32  # elements probed for a kink per input and sample
+
+
+def chain_rule_kind(run: EngineRun, i: int) -> str | None:
+    """None if backward's gradient for input i scales with grad_out; else how it fails to."""
+    if run.scaled is None or len(run.scaled) <= i or len(run.raw) <= i:
+        return None
+    plain, scaled = run.raw[i], run.scaled[i]
+    if not (isinstance(plain, torch.Tensor) and isinstance(scaled, torch.Tensor)):
+        return None
+    if plain.shape != scaled.shape:
+        return None
+    finite = plain.isfinite() & scaled.isfinite()  # a NaN is a different mistake
+    plain, scaled = plain[finite], scaled[finite]
+    if close(scaled, SCALE * plain).all():
+        return None
+    if close(scaled, plain).all():
+        return "ignores"
+    upstream = upstream_gradient(run.outputs[run.tracked[0]], run.tracked[0])
+    moved = (1 - SCALE) * upstream[finite] if upstream.shape == finite.shape else None
+    if len(run.tracked) == 1 and moved is not None and close(plain - scaled, moved).all():
+        return "adds"
+    return "other"
+
+
+def one_sided_slopes(reference: Callable, inputs: tuple, i: int, index: tuple):
+    """Left and right slopes of sum(grad_out * reference) along element `index` of input i."""
+    args = [a.detach().double() if differentiable(a) else a for a in inputs]
+    x = args[i]
+    step = KINK_STEP * max(1.0, abs(x[index].item()))
+    try:
+        with torch.no_grad():
+            centre = as_tuple(reference(*args))
+            moved = []
+            for sign in (1, -1):
+                shifted = x.clone()
+                shifted[index] += sign * step
+                moved.append(as_tuple(reference(*args[:i], shifted, *args[i + 1 :])))
+    except Exception:
+        return None
+
+    def change(after: tuple) -> float:
+        total = 0.0
+        for k, (a, c) in enumerate(zip(after, centre, strict=True)):
+            if isinstance(c, torch.Tensor) and c.is_floating_point():
+                total += ((a - c) * upstream_gradient(c, k)).sum().item()
+        return total
+
+    right, left = change(moved[0]) / step, -change(moved[1]) / step
+    return left, right
+
+
+def single_upstream(ref_output) -> torch.Tensor | None:
+    """The grad_out a one-output Function received, to quote beside the evidence."""
+    outputs = as_tuple(ref_output)
+    if len(outputs) == 1 and isinstance(outputs[0], torch.Tensor):
+        return upstream_gradient(outputs[0], 0)
+    return None
+
+
+def close(got: torch.Tensor, want: torch.Tensor) -> torch.Tensor:
+    if want.dtype == torch.float64:
+        return torch.isclose(got.to(want.dtype), want, RTOL, ATOL)
+    return torch.isclose(got.to(want.dtype), want, LOW_RTOL, LOW_ATOL)  # float32 and below
+
+
+def all_finite(output) -> bool:
+    return all(
+        bool(o.isfinite().all())
+        for o in as_tuple(output)
+        if isinstance(o, torch.Tensor) and o.is_floating_point()
+    )
+
+
+def elementwise_finite(ref_output, like: torch.Tensor) -> torch.Tensor:
+    """Where the reference's value is finite, for outputs shaped like `like` (else all True)."""
+    mask = torch.ones(like.shape, dtype=torch.bool)
+    for o in as_tuple(ref_output):
+        if isinstance(o, torch.Tensor) and o.is_floating_point() and o.shape == like.shape:
+            mask &= o.isfinite()
+    return mask
+
+
+def output_mask(values: torch.Tensor, kinks: dict):
+    """Where an output-shaped comparison is meaningful: finite and away from accepted kinks."""
+    mask = values.isfinite()
+    for accepted in kinks.values():
+        if not accepted.any():
+            continue
+        if accepted.shape != values.shape:
+            return None  # a kink somewhere, and no way to tell which outputs it touches
+        mask &= ~accepted
+    return mask
+
+
+def evidence_lines(
+    wrong: torch.Tensor,
+    inputs: tuple,
+    names: list[str],
+    expected: torch.Tensor,
+    got: torch.Tensor,
+    *,
+    at: int | None = None,
+    output: int | None = None,
+    prefix: str = "",
+    upstream: torch.Tensor | None = None,
+) -> tuple[str, ...]:
+    """A few 'at x = ...: expected ..., got ...' lines where values disagree."""
+    lines = []
+    x_index = (
+        at if at is not None else next((i for i, a in enumerate(inputs) if differentiable(a)), 0)
+    )
+    x, x_name = inputs[x_index], names[x_index]
+    for index in wrong.nonzero()[:MAX_EVIDENCE].tolist():
+        spot, subscript = tuple(index), ", ".join(map(str, index))
+        if isinstance(x, torch.Tensor) and x.shape == wrong.shape:
+            where = f"{x_name}[{subscript}]" if x.dim() > 1 else x_name
+            where = f"{where} = {x[spot].item():.4g}"
+        else:
+            where = (
+                f"output[{subscript}]" if output in (None, 0) else f"output {output}[{subscript}]"
+            )
+        if upstream is not None and upstream.shape == wrong.shape:
+            where += f" (grad_out {upstream[spot].item():.4g})"
+        lines.append(
+            f"{prefix}at {where}: expected {expected[spot].item():.4g}, got {got[spot].item():.4g}"
+        )
+    return tuple(lines)
+
+
+def accepted_at_kinks(
+    reference: Callable, wrong: torch.Tensor, inputs: tuple, i: int, got: torch.Tensor
+) -> torch.Tensor:
+    """Elements where the reference has a kink and `got` lies between its one-sided slopes.
+
+    At a kink any value between the slopes is a valid subgradient (a ReLU may pass
+    0 or 1 at exactly 0), so the doctor accepts it rather than raise a false alarm.
+    """
+    accepted = torch.zeros_like(wrong)
+    for index in wrong.nonzero()[:MAX_KINK_PROBES].tolist():
+        slopes = one_sided_slopes(reference, inputs, i, tuple(index))
+        if slopes is None:
+            continue
+        left, right = slopes
+        scale = 1 + abs(left) + abs(right)
+        value = got[tuple(index)].item()
+        is_kink = abs(right - left) > 1e-3 * scale
+        between = min(left, right) - 1e-4 * scale <= value <= max(left, right) + 1e-4 * scale
+        accepted[tuple(index)] = is_kink and between
+    return accepted

@@ -1,0 +1,99 @@
+"""Where the gradient doctor looks: the sample, random points, the tails, and the upstream gradients."""
+
+from dataclasses import dataclass
+
+import torch
+
+from lessons_lib.errors import InputError
+from lessons_lib.probe import differentiable
+
+WIDE = 10.0  # random points are drawn from [-WIDE, WIDE]
+TAILS = (-1e3, 1e3, -1e4, 1e4, -100.0, 100.0, -30.0, 30.0)  # most telling first
+
+
+def default_inputs() -> tuple[torch.Tensor]:
+    """A float64 sample that exposes the classic bugs: signs, 0, (0, 1), >1, half-integers, 2-d."""
+    x = torch.tensor(
+        [[-2.5, -1.5, -1.0, -0.5], [0.0, 0.25, 0.5, 0.75], [1.0, 1.5, 2.0, 2.5]],
+        dtype=torch.float64,
+    )
+    return (x,)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One set of inputs to check at, and how a report names it."""
+
+    label: str
+    inputs: tuple
+    first: bool = False  # the learner's own inputs (or the default sample)
+    higher: bool = False  # also check double backward and jvp here
+
+
+def sample_sets(given: tuple | None) -> list[Sample]:
+    """The sample (or the learner's inputs), then random values and the tails for x.
+
+    Only the first float tensor (x) moves; every other input stays as the learner gave
+    it, because weights, bounds and indices often have to satisfy conditions (a
+    contraction, lo < hi) that random values would break.
+    """
+    base = default_inputs() if given is None else given
+    position = next(i for i, a in enumerate(base) if differentiable(a))
+    x = base[position]
+    if given is None:  # a flat sweep says more than the grid's shape
+        x = torch.empty(32, dtype=torch.float64)
+    generator = torch.Generator().manual_seed(0)
+    random = torch.empty(x.shape, dtype=x.dtype).uniform_(-WIDE, WIDE, generator=generator)
+
+    def with_x(values: torch.Tensor) -> tuple:
+        return (*base[:position], values, *base[position + 1 :])
+
+    size = max(1, x.numel())
+    tails = [tail_values(x, start) for start in range(0, min(len(TAILS), 4 * size), size)]
+    return [
+        Sample("the sample" if given is None else "your inputs", base, first=True, higher=True),
+        Sample(f"random points in [-{WIDE:g}, {WIDE:g}]", with_x(random), higher=True),
+        *(Sample("the tails", with_x(t)) for t in tails),
+    ]
+
+
+def tail_values(like: torch.Tensor, start: int) -> torch.Tensor:
+    """Large values of both signs, shaped like `like`, all distinct (so sorting has no ties)."""
+    count = max(1, like.numel())
+    values = [
+        TAILS[(start + i) % len(TAILS)] * (1 + 0.01 * ((start + i) // len(TAILS)))
+        for i in range(count)
+    ]
+    return torch.tensor(values, dtype=like.dtype).reshape(like.shape)
+
+
+def validated_inputs(inputs: object) -> tuple:
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    if not isinstance(inputs, list | tuple):
+        raise InputError(
+            f"inputs must be a tuple of arguments for forward, got {type(inputs).__name__}."
+        )
+    inputs = tuple(inputs)
+    if not any(differentiable(a) for a in inputs):
+        dtypes = ", ".join(str(a.dtype) for a in inputs if isinstance(a, torch.Tensor)) or "none"
+        raise InputError(
+            "inputs need at least one floating-point tensor, because only those have gradients "
+            f"(tensor dtypes given: {dtypes}). Try x.double()."
+        )
+    return inputs
+
+
+def upstream_gradient(output: torch.Tensor, index: int) -> torch.Tensor:
+    """A fixed, uneven grad_out per output: a backward that ignores it cannot match by luck."""
+    generator = torch.Generator().manual_seed(index)
+    return torch.empty_like(output).uniform_(0.5, 2.0, generator=generator).round(decimals=2)
+
+
+def random_directions(inputs: tuple, seed: int) -> list:
+    """Random directions, one per float input: for double backward and jvp."""
+    generator = torch.Generator().manual_seed(seed)
+    return [
+        torch.empty_like(a).uniform_(-1.0, 1.0, generator=generator) if differentiable(a) else None
+        for a in inputs
+    ]
