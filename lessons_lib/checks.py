@@ -491,8 +491,8 @@ def _where(sample: Sample) -> str:
 
 
 def _count(sample: Sample) -> str:
-    values = sum(a.numel() for a in sample.inputs if differentiable(a))
-    return f"{values} values of {sample.label}" if sample.first else f"{values} {sample.label}"
+    points = sum(a.numel() for a in sample.inputs if differentiable(a))
+    return f"{points} points of {sample.label}" if sample.first else f"{points} {sample.label}"
 
 
 def _listed(parts: list[str]) -> str:

@@ -53,7 +53,7 @@ def sample_sets(given: tuple | None) -> list[Sample]:
     return [
         Sample("the sample" if given is None else "your inputs", base, first=True, higher=True),
         Sample(f"random points in [-{WIDE:g}, {WIDE:g}]", with_x(random), higher=True),
-        *(Sample("the tails", with_x(t)) for t in tails),
+        *(Sample("points in the tails", with_x(t)) for t in tails),
     ]
 
 
