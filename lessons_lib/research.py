@@ -214,7 +214,7 @@ class TanhStackSaved(Function):
         return x
 
     @staticmethod
-    @once_differentiable  # the intermediates were made unrecorded: a second derivative would be wrong
+    @once_differentiable  # saved intermediates carry no graph: refuse double backward
     def backward(ctx, grad_out):
         grad = grad_out
         for y in reversed(ctx.saved_tensors):
