@@ -103,6 +103,13 @@ class CubeJvpRaises(CubeWithSetupContext):
         return x_tangent @ x  # a matrix product of two vectors gives the wrong shape
 
 
+def sort_with_flipped_indices(ctx, x):
+    values, indices = torch.sort(x, dim=-1)
+    ctx.mark_non_differentiable(indices)
+    ctx.save_for_backward(indices)
+    return values, indices.flip(-1)  # wrong: the indices no longer say where values came from
+
+
 def clamp_lo_hi(x, lo, hi):
     return x.clamp(lo, hi)
 
@@ -432,6 +439,21 @@ WRONG = [
         cube,
         None,
         ["jvp"],
+    ),
+    # several outputs
+    (
+        "a one-output reference for a two-output forward",
+        Sort,
+        lambda x: torch.sort(x, dim=-1).values,
+        None,
+        ["forward"],
+    ),
+    (
+        "sorted values right, integer indices wrong",
+        function("SortFlippedIndices", sort_with_flipped_indices, Sort.backward),
+        lambda x: torch.sort(x, dim=-1),
+        None,
+        ["forward"],
     ),
     # several codes at once, most important first
     (

@@ -207,3 +207,24 @@ def test_benchmark_script_runs_and_prints_median_and_slowest():
         timeout=300,
     ).stdout
     assert "median per check" in out and "slowest per check" in out and "target < 20 ms" in out
+
+
+def meddling_forward(ctx, x):
+    torch.set_anomaly_enabled(True)
+    torch.set_default_dtype(torch.float64)
+    torch.manual_seed(123)
+    ctx.save_for_backward(x)
+    return x**3
+
+
+def test_global_state_a_learners_forward_changes_is_restored_after_every_stage():
+    """Forward runs in the engine pass, double backward and jvp: each must be undone."""
+    meddler = function(
+        "Meddler", meddling_forward, lambda ctx, g: g * 3 * ctx.saved_tensors[0] ** 2
+    )
+    torch.manual_seed(1)
+    expected_next = torch.rand(1)
+    torch.manual_seed(1)
+    assert check_function(meddler, cube).ok
+    assert not torch.is_anomaly_enabled() and torch.get_default_dtype() == torch.float32
+    assert torch.equal(torch.rand(1), expected_next)
