@@ -7,6 +7,7 @@ the tails. It compares forward, the gradient, double backward and (when defined)
 with a plain torch reference. The words of each finding live in findings.py.
 """
 
+import dataclasses
 import html
 import inspect
 import warnings
@@ -19,6 +20,7 @@ from lessons_lib.compare import (
     MAX_EVIDENCE,
     accepted_at_kinks,
     all_finite,
+    between_slopes,
     chain_rule_kind,
     close,
     elementwise_finite,
@@ -30,6 +32,7 @@ from lessons_lib.display import message_box
 from lessons_lib.errors import InputError, LessonError
 from lessons_lib.findings import CODES, LESSON_SECTIONS, Finding
 from lessons_lib.higher_order import (
+    REFUSED,
     defines_jvp,
     forward_mode,
     is_once_differentiable,
@@ -57,6 +60,12 @@ from lessons_lib.samples import (
 )
 
 __all__ = ["CODES", "LESSON_SECTIONS", "Report", "check_function", "default_inputs"]
+
+ONCE_DIFFERENTIABLE = (
+    "PyTorch then raises when a second derivative needs this backward with a grad_out that "
+    "carries a graph (as in the gradient of y**2), but where grad_out carries none (the "
+    "gradient of y.sum()), this backward's share of the second derivative is silently zero."
+)
 
 
 class Report:
@@ -175,10 +184,14 @@ class Examination:
         self.points: list[str] = []  # "12 values of the sample", ...
         self.skipped = 0  # points outside the reference's domain
         self.double_checked = self.jvp_checked = False
+        self.sample: Sample | None = None  # the sample being examined
 
     # -- bookkeeping --
 
     def add(self, finding: Finding, key: object = None) -> None:
+        if not self.sample.first and finding.evidence and finding.code != "error":
+            where = (f"(found among the {self.sample.label})",)
+            finding = dataclasses.replace(finding, evidence=finding.evidence + where)
         self.found.setdefault((finding.code, key), finding)
 
     def note(self, text: str) -> None:
@@ -199,9 +212,12 @@ class Examination:
             + "; the gradient scales with grad_out"
         ]
         if self.double_checked:
-            parts.append("double backward gives the reference's second derivatives")
+            parts.append(
+                "double backward gives the reference's second derivatives (along a random "
+                "direction, at the sample and the random points)"
+            )
         if self.jvp_checked:
-            parts.append("jvp (forward mode) matches the reference")
+            parts.append("jvp (forward mode) matches the reference's, at the same points")
         parts.append("no tensor is kept on ctx.")
         return "; ".join(parts)
 
@@ -209,6 +225,7 @@ class Examination:
 
     def examine(self, sample: Sample) -> bool:
         """Check at one sample; False when nothing more can be learned from later ones."""
+        self.sample = sample
         upstream = upstream_gradient
         ref = vjp(self.reference, sample.inputs, upstream)
         if ref.failure:
@@ -238,8 +255,7 @@ class Examination:
             self.add(self._refusal(run, sample.inputs))
             return False
         if run.mutated_grad_outs:
-            which = "" if len(run.outputs) == 1 else f" (for output {run.mutated_grad_outs})"
-            self.add(say.mutates_grad_out(which))
+            self.add(self._mutated_grad_out(run, sample))
         self._compare_dtypes_and_shapes(run, sample.inputs)
         kinks = self._compare_gradients(run, expected, ref.output, sample)
         if sample.higher:
@@ -284,6 +300,18 @@ class Examination:
                 )
         return True
 
+    def _mutated_grad_out(self, run: EngineRun, sample: Sample) -> Finding:
+        """What backward wrote into grad_out, against what autograd had put there."""
+        evidence, which = [], ""
+        for k, after in run.mutated_grad_outs.items():
+            before = upstream_gradient(run.outputs[k], k)
+            changed = ~close(after, before)
+            evidence += evidence_lines(
+                changed, sample.inputs, self.names, before, after, output=k, prefix="grad_out "
+            )
+            which = "" if len(run.outputs) == 1 else f" for output {k}"
+        return say.mutates_grad_out(which, tuple(evidence[:MAX_EVIDENCE]))
+
     def _refusal(self, run: EngineRun, inputs: tuple) -> Finding:
         """Name what the engine refused in backward's result, from what backward returned."""
         raw = run.raw
@@ -318,7 +346,7 @@ class Examination:
     def _compare_gradients(self, run: EngineRun, expected: tuple, ref_output, sample: Sample):
         """Compare the engine's gradients with the intended ones; return the accepted kinks."""
         kinks = {}
-        shown = single_upstream(ref_output)
+        quoted = (("grad_out", single_upstream(ref_output)),)
         for i, (got, want, x) in enumerate(zip(run.grads, expected, sample.inputs, strict=True)):
             if not differentiable(x):
                 continue
@@ -337,30 +365,27 @@ class Examination:
                 wrong &= ~kinks[i]
             if how is not None:
                 evidence = evidence_lines(
-                    wrong, sample.inputs, self.names, want, got, at=i, upstream=shown
+                    wrong, sample.inputs, self.names, want, got, at=i, quotes=quoted
                 )
                 self.add(say.chain_rule(name, how, evidence), i)
                 continue
             blown = wrong & ~got.isfinite()
             if blown.any():
                 evidence = evidence_lines(
-                    blown, sample.inputs, self.names, want, got, at=i, upstream=shown
+                    blown, sample.inputs, self.names, want, got, at=i, quotes=quoted
                 )
                 self.add(say.non_finite(name, evidence), i)
             wrong &= got.isfinite()
             if wrong.any():
                 evidence = evidence_lines(
-                    wrong, sample.inputs, self.names, want, got, at=i, upstream=shown
+                    wrong, sample.inputs, self.names, want, got, at=i, quotes=quoted
                 )
-                self.add(say.gradient(name, evidence, surrogate=not want[wrong].any()), i)
+                self.add(say.gradient(name, evidence, surrogate=not want[domain].any()), i)
         return kinks
 
     def _check_double_backward(self, sample: Sample, ref_output, kinks: dict) -> None:
         if is_once_differentiable(self.fn):
-            self.note(
-                "Double backward was not checked: backward is declared @once_differentiable, "
-                "so a second derivative raises a clear error instead of giving wrong numbers."
-            )
+            self.note(f"Double backward was not checked: {REFUSED}. {ONCE_DIFFERENTIABLE}")
             return
         directions = random_directions(sample.inputs, seed=1)
         args = (sample.inputs, upstream_gradient, directions, self.grad_reference, "reference")
@@ -373,10 +398,8 @@ class Examination:
             return
         got = second_derivatives(self.fn.apply, *args[:3])
         if got.failure:
-            if "once_differentiable" in got.failure.message:
-                self.note(
-                    "Double backward was not checked: backward refuses it (@once_differentiable)."
-                )
+            if got.failure.message == REFUSED:  # a @once_differentiable helper inside backward
+                self.note(f"Double backward was not checked: {REFUSED}. {ONCE_DIFFERENTIABLE}")
                 return
             self.add(
                 say.double_backward(
@@ -385,12 +408,15 @@ class Examination:
             )
             return
         evidence = []
+        first = next(d for d in directions if d is not None)
         for i, (g, w) in enumerate(zip(got.inputs, want.inputs, strict=True)):
             if w is not None:
                 mask = w.isfinite() & ~kinks.get(i, torch.zeros_like(w, dtype=torch.bool))
                 wrong = ~close(g, w) & mask & elementwise_finite(ref_output, w)
+                quotes = (("grad_out", single_upstream(ref_output)), ("direction", directions[i]))
+                prefix = f"d/d{self.names[i]} of (direction · backward) "
                 evidence += evidence_lines(
-                    wrong, sample.inputs, self.names, w, g, at=i, prefix=f"d/d{self.names[i]} "
+                    wrong, sample.inputs, self.names, w, g, at=i, prefix=prefix, quotes=quotes
                 )
         for k, w in want.outputs.items():
             g = got.outputs.get(k, torch.zeros_like(w))
@@ -399,7 +425,14 @@ class Examination:
                 wrong = ~close(g, w) & mask
                 label = "grad_out" if len(want.outputs) == 1 else f"grad_out {k}"
                 evidence += evidence_lines(
-                    wrong, sample.inputs, self.names, w, g, output=k, prefix=f"d/d{label} "
+                    wrong,
+                    sample.inputs,
+                    self.names,
+                    w,
+                    g,
+                    output=k,
+                    prefix=f"d/d{label} of (direction · backward) ",
+                    quotes=(("direction", first),),
                 )
         if evidence:
             self.add(
@@ -424,19 +457,30 @@ class Examination:
             self.add(say.jvp(f"jvp raised {got.failure.kind}: {got.failure.message}"))
             return
         evidence = []
+        i = next(j for j, t in enumerate(tangents) if t is not None)
         for k, w in want.outputs.items():
             g = got.outputs.get(k, torch.zeros_like(w))
-            mask = output_mask(w, kinks)
-            if mask is not None and g.shape == w.shape:
-                mask &= elementwise_finite(ref_output, w)
-                wrong = ~close(g, w) & mask
-                evidence += evidence_lines(
-                    wrong, sample.inputs, self.names, w, g, output=k, prefix="tangent "
-                )
-            elif g.shape != w.shape:
+            if g.shape != w.shape:
                 evidence.append(
                     f"output {k}'s tangent has shape {tuple(g.shape)}, not {tuple(w.shape)}"
                 )
+                continue
+            mask = output_mask(w, kinks)
+            if mask is None:
+                continue
+            wrong = ~close(g, w) & mask & elementwise_finite(ref_output, w)
+            if len(want.outputs) == 1 and i in kinks and kinks[i].shape == w.shape:
+                wrong |= self._jvp_off_kinks(sample, ref_output, i, kinks[i], g, w, tangents[i])
+            evidence += evidence_lines(
+                wrong,
+                sample.inputs,
+                self.names,
+                w,
+                g,
+                output=k,
+                prefix="tangent ",
+                quotes=(("tangent", tangents[i]),),
+            )
         if evidence:
             self.add(
                 say.jvp(
@@ -446,6 +490,17 @@ class Examination:
                 )
             )
         self.jvp_checked = True
+
+    def _jvp_off_kinks(self, sample, ref_output, i, kinks, got, want, tangent) -> torch.Tensor:
+        """At a kink, jvp may push any slope between the one-sided ones: flag only the others."""
+        wrong = torch.zeros_like(kinks)
+        upstream = single_upstream(ref_output)
+        for index in (kinks & ~close(got, want)).nonzero().tolist():
+            spot = tuple(index)
+            scale = tangent[spot].item() / upstream[spot].item()  # slopes come weighted by grad_out
+            value = got[spot].item()
+            wrong[spot] = not between_slopes(self.reference, sample.inputs, i, spot, value, scale)
+        return wrong
 
 
 # Mistakes in the first derivative: double backward is only worth checking without them.

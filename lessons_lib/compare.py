@@ -114,31 +114,54 @@ def evidence_lines(
     got: torch.Tensor,
     *,
     at: int | None = None,
-    output: int | None = None,
+    output: int = 0,
     prefix: str = "",
-    upstream: torch.Tensor | None = None,
+    quotes: tuple[tuple[str, torch.Tensor | None], ...] = (),
 ) -> tuple[str, ...]:
-    """A few 'at x = ...: expected ..., got ...' lines where values disagree."""
-    lines = []
-    x_index = (
-        at if at is not None else next((i for i, a in enumerate(inputs) if differentiable(a)), 0)
-    )
+    """A few 'at ...: expected ..., got ...' lines where values disagree.
+
+    Values shaped like input `at` are placed by that input's element ("x[0, 1] = -1.5");
+    otherwise they are output-shaped and placed by output element, with the input's
+    value beside it where the shapes match. `quotes` adds the named values (grad_out,
+    a direction, a tangent) at the same element, where their shape matches too.
+    """
+    x_index = at if at is not None else next(i for i, a in enumerate(inputs) if differentiable(a))
     x, x_name = inputs[x_index], names[x_index]
+    lines = []
     for index in wrong.nonzero()[:MAX_EVIDENCE].tolist():
         spot, subscript = tuple(index), ", ".join(map(str, index))
-        if isinstance(x, torch.Tensor) and x.shape == wrong.shape:
-            where = f"{x_name}[{subscript}]" if x.dim() > 1 else x_name
-            where = f"{where} = {x[spot].item():.4g}"
+        same_shape = isinstance(x, torch.Tensor) and x.shape == wrong.shape
+        x_at = f"{x_name}[{subscript}]" if same_shape and x.dim() > 1 else x_name
+        x_at = f"{x_at} = {x[spot].item():.4g}" if same_shape else ""
+        extras = [
+            f"{name} {t[spot].item():.4g}"
+            for name, t in quotes
+            if t is not None and t.shape == wrong.shape
+        ]
+        if at is not None and x_at:
+            where = x_at
         else:
-            where = (
-                f"output[{subscript}]" if output in (None, 0) else f"output {output}[{subscript}]"
-            )
-        if upstream is not None and upstream.shape == wrong.shape:
-            where += f" (grad_out {upstream[spot].item():.4g})"
+            where = f"output[{subscript}]" if output == 0 else f"output {output}[{subscript}]"
+            extras = [x_at, *extras] if x_at else extras
+        where += f" ({', '.join(extras)})" if extras else ""
         lines.append(
             f"{prefix}at {where}: expected {expected[spot].item():.4g}, got {got[spot].item():.4g}"
         )
     return tuple(lines)
+
+
+def between_slopes(
+    reference: Callable, inputs: tuple, i: int, index: tuple, value: float, scale: float = 1.0
+) -> bool:
+    """Whether element `index` of input i is a kink of the reference and `value` lies
+    between its one-sided slopes (each times `scale`)."""
+    slopes = one_sided_slopes(reference, inputs, i, index)
+    if slopes is None:
+        return False
+    left, right = (scale * slope for slope in slopes)
+    size = 1 + abs(left) + abs(right)
+    is_kink = abs(right - left) > 1e-3 * size
+    return is_kink and min(left, right) - 1e-4 * size <= value <= max(left, right) + 1e-4 * size
 
 
 def accepted_at_kinks(
@@ -151,13 +174,6 @@ def accepted_at_kinks(
     """
     accepted = torch.zeros_like(wrong)
     for index in wrong.nonzero()[:MAX_KINK_PROBES].tolist():
-        slopes = one_sided_slopes(reference, inputs, i, tuple(index))
-        if slopes is None:
-            continue
-        left, right = slopes
-        scale = 1 + abs(left) + abs(right)
-        value = got[tuple(index)].item()
-        is_kink = abs(right - left) > 1e-3 * scale
-        between = min(left, right) - 1e-4 * scale <= value <= max(left, right) + 1e-4 * scale
-        accepted[tuple(index)] = is_kink and between
+        spot = tuple(index)
+        accepted[spot] = between_slopes(reference, inputs, i, spot, got[spot].item())
     return accepted

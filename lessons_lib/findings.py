@@ -125,12 +125,13 @@ def forward(what: str, evidence: tuple[str, ...] = ()) -> Finding:
 
 def grad_count(returned: int, names: list[str], inputs: tuple) -> Finding:
     expected = ", ".join(
-        n if isinstance(a, torch.Tensor) else f"None for {n}"
+        f"a gradient for {n}" if isinstance(a, torch.Tensor) else f"None for {n}"
         for n, a in zip(names, inputs, strict=True)
     )
     return Finding(
         "grad-count",
-        f"backward returned {returned} value(s); forward has {len(inputs)} input(s): {expected}.",
+        f"backward returned {returned} value(s); it should return {len(inputs)}, one per "
+        f"forward input: {expected}.",
         "Autograd pairs backward's results with forward's inputs by position; a miscount is an "
         "error (extra trailing Nones are the one thing it forgives).",
         "Return exactly one value per forward input, in order, with None for inputs that are "
@@ -190,15 +191,17 @@ def no_gradient(name: str) -> Finding:
     )
 
 
-def mutates_grad_out(outputs: str) -> Finding:
+def mutates_grad_out(outputs: str, evidence: tuple[str, ...] = ()) -> Finding:
     return Finding(
         "mutates-grad-out",
         f"backward changed grad_out{outputs} in place.",
         "grad_out is not yours to change: autograd may hand the same tensor to another step "
         "that runs later (the other input of an addition, say), or it is the caller's own "
-        "grad_outputs tensor, and both then see your numbers instead of theirs.",
+        "tensor (the g in y.backward(g)); either way, they then read your numbers instead of "
+        "theirs.",
         "Compute a new tensor: return grad_out * (local derivative), not grad_out.mul_(...) "
-        "or grad_out *= ....",
+        "or grad_out *= ...",
+        evidence,
     )
 
 
@@ -218,7 +221,8 @@ def chain_rule(name: str, how: str, evidence: tuple[str, ...]) -> Finding:
         CHAIN_RULE_WHAT[how].format(name=name),
         "By the chain rule every gradient is grad_out times a local derivative, so it is "
         "proportional to grad_out, which carries everything the later steps know. Dropping "
-        "or adding it silently gives every earlier step the wrong gradient.",
+        "grad_out, or adding it instead of multiplying, silently gives every earlier step the "
+        "wrong gradient.",
         "Multiply by grad_out: return grad_out * (local derivative).",
         evidence,
     )
@@ -273,7 +277,8 @@ def double_backward(what: str, evidence: tuple[str, ...] = ()) -> Finding:
         "gradient penalties, torch.func.hessian) gets these wrong numbers, with no error.",
         "Build backward from differentiable torch ops on the saved tensors and grad_out: no "
         ".detach(), .data, NumPy or in-place tricks. If it cannot be differentiable (foreign "
-        "code), decorate it with @once_differentiable, so a second derivative raises instead.",
+        "code), decorate it with @once_differentiable, so a second derivative through it "
+        "raises (at least when grad_out itself carries a graph) instead of being wrong.",
         evidence,
     )
 
@@ -282,8 +287,9 @@ def jvp(what: str, evidence: tuple[str, ...] = ()) -> Finding:
     return Finding(
         "jvp",
         what,
-        "Forward mode (torch.func.jvp, jacfwd, hessian) uses jvp, not backward, so it gives "
-        "these wrong numbers while backward and gradcheck's reverse mode look right.",
+        "Forward mode (torch.func.jvp, jacfwd, and hessian whenever the output feeds something "
+        "nonlinear) uses jvp, not backward, so it gets these wrong numbers while backward and "
+        "gradcheck's default, reverse-mode checks look right.",
         "jvp(ctx, *tangents) pushes each input's tangent forward: for y = f(x) it returns "
         "f'(x) * x_tangent. Save what it needs with ctx.save_for_forward in setup_context.",
         evidence,

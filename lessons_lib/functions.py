@@ -97,7 +97,7 @@ class Clamp(Function):
     @staticmethod
     def forward(ctx, x, lo, hi):
         ctx.save_for_backward(x)
-        ctx.lo, ctx.hi = lo, hi  # plain numbers may be ctx attributes; tensors may not
+        ctx.lo, ctx.hi = lo, hi  # plain numbers may be ctx attributes; tensors should not
         return x.clamp(lo, hi)
 
     @staticmethod

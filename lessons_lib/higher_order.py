@@ -7,6 +7,7 @@ raises for broken code: a failure comes back as a value, and torch's global stat
 restored.
 """
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ from lessons_lib.probe import (
 
 GradRule = Callable[..., object]  # grad_rule(*inputs, *grad_outs): the intended backward
 _ONCE_DIFFERENTIABLE = once_differentiable(lambda ctx: None).__code__
+REFUSED = "backward is marked @once_differentiable, so it refuses double backward"
 
 
 @dataclass
@@ -40,6 +42,36 @@ class Derivatives:
 def is_once_differentiable(fn: type) -> bool:
     """Whether fn.backward is wrapped in @once_differentiable (it refuses double backward)."""
     return getattr(fn.backward, "__code__", None) is _ONCE_DIFFERENTIABLE
+
+
+@functools.cache
+def _refusal_node() -> type:
+    """The graph node @once_differentiable plants; it raises only if a backward reaches it."""
+
+    @once_differentiable
+    def passthrough(ctx: object, grad: torch.Tensor) -> torch.Tensor:
+        return grad
+
+    with torch.enable_grad():
+        return type(passthrough(None, torch.ones(1, requires_grad=True)).grad_fn)
+
+
+def refuses_double_backward(values: Sequence) -> bool:
+    """Whether a @once_differentiable backward (even one called inside another) made `values`.
+
+    torch.autograd.grad with explicit inputs can route around the refusal node and
+    return zeros instead of raising, so the doctor looks for the node itself.
+    """
+    seen, todo = set(), [v.grad_fn for v in values if isinstance(v, torch.Tensor)]
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        if isinstance(node, _refusal_node()):
+            return True
+        seen.add(node)
+        todo += [next_node for next_node, _ in node.next_functions]
+    return False
 
 
 def defines_jvp(fn: type) -> bool:
@@ -108,6 +140,8 @@ def second_derivatives(
         leaves, args = leaves_and_args(inputs)
         try:
             first, grad_outs = _first_derivative(compute, grad_rule, leaves, args, upstream)
+            if refuses_double_backward(first):
+                raise RuntimeError(REFUSED)
             wanted = [leaf for leaf in leaves if leaf is not None]
             found = _grad_or_zeros(_dot(first, directions), wanted + list(grad_outs.values()))
         except Exception as error:

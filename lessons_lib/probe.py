@@ -237,7 +237,7 @@ class EngineRun:
     refused: str | None = None  # the engine rejected what backward returned (its message)
     mutated_inputs: list[int] = field(default_factory=list)
     ctx_tensors: list[str] = field(default_factory=list)
-    mutated_grad_outs: list[int] = field(default_factory=list)  # output positions
+    mutated_grad_outs: dict[int, torch.Tensor] = field(default_factory=dict)  # position: after
 
 
 SCALE = -2.0  # a backward obeying the chain rule returns SCALE times its gradient for this
@@ -288,11 +288,11 @@ def engine_run(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -
             )
         except Exception as error:
             refusal = error
-        run.mutated_grad_outs = [
-            k
+        run.mutated_grad_outs = {
+            k: g.detach().clone()
             for k, g, old, v in zip(run.tracked, grad_outs, kept, versions, strict=True)
             if g._version != v or not same_values(g, old)
-        ]
+        }
         try:
             with torch.no_grad():
                 every = _grads_for_every_output(outputs, run.tracked, [g.clone() for g in kept])

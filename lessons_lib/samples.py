@@ -59,15 +59,19 @@ def sample_sets(given: tuple | None) -> list[Sample]:
 
 def tail_values(like: torch.Tensor, start: int) -> torch.Tensor:
     """Large values of both signs, shaped like `like`, all distinct (so sorting has no ties)."""
-    count = max(1, like.numel())
+    count = like.numel()
+    # Round r scales every magnitude by 1 + r / rounds < 2, so |x| stays inside [30, 60),
+    # [100, 200), [1e3, 2e3) or [1e4, 2e4): no two values can meet.
+    rounds = (start + count) // len(TAILS) + 1
     values = [
-        TAILS[(start + i) % len(TAILS)] * (1 + 0.01 * ((start + i) // len(TAILS)))
+        TAILS[(start + i) % len(TAILS)] * (1 + ((start + i) // len(TAILS)) / rounds)
         for i in range(count)
     ]
     return torch.tensor(values, dtype=like.dtype).reshape(like.shape)
 
 
 def validated_inputs(inputs: object) -> tuple:
+    """The learner's inputs as a tuple, or an InputError that says what to pass instead."""
     if isinstance(inputs, torch.Tensor):
         inputs = (inputs,)
     if not isinstance(inputs, list | tuple):
@@ -80,6 +84,12 @@ def validated_inputs(inputs: object) -> tuple:
         raise InputError(
             "inputs need at least one floating-point tensor, because only those have gradients "
             f"(tensor dtypes given: {dtypes}). Try x.double()."
+        )
+    x = next(a for a in inputs if differentiable(a))
+    if x.numel() == 0:
+        raise InputError(
+            f"the first floating-point input is empty (shape {tuple(x.shape)}): give it at "
+            "least one value to check at."
         )
     return inputs
 

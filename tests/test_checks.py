@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 from torch.autograd import Function
+from torch.autograd.function import once_differentiable
 
 from lessons_lib import Clamp, Cube, RoundSTE
 from lessons_lib.checks import CODES, LESSON_SECTIONS, check_function, default_inputs
@@ -179,9 +180,9 @@ def test_a_once_differentiable_backward_is_not_checked_twice_and_the_report_says
 
     report = check_function(CubeOnceDifferentiable, cube)
     assert report.ok
-    assert "Double backward was not checked: backward is declared @once_differentiable" in str(
-        report
-    )
+    text = str(report)
+    assert "Double backward was not checked: backward is marked @once_differentiable" in text
+    assert "silently zero" in text  # and says when the refusal does not fire
 
 
 def numpy_exp(ctx, x):
@@ -228,3 +229,62 @@ def test_global_state_a_learners_forward_changes_is_restored_after_every_stage()
     assert check_function(meddler, cube).ok
     assert not torch.is_anomaly_enabled() and torch.get_default_dtype() == torch.float32
     assert torch.equal(torch.rand(1), expected_next)
+
+
+@once_differentiable
+def cube_backward_helper(ctx, g):
+    return g * 3 * ctx.saved_tensors[0] ** 2
+
+
+def test_a_once_differentiable_helper_inside_backward_is_a_refusal_not_a_wrong_answer():
+    """torch.autograd.grad can route around the refusal node; the doctor looks for it."""
+    wrapped = function("CubeHelper", save_and(cube), lambda ctx, g: cube_backward_helper(ctx, g))
+    report = check_function(wrapped, cube)
+    assert report.ok, str(report)
+    assert "Double backward was not checked" in str(report)
+
+
+class ReluWithJvp(Function):
+    @staticmethod
+    def forward(x):
+        return x.clamp(min=0)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+        ctx.save_for_forward(inputs[0])
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * (ctx.saved_tensors[0] >= 0)  # 1 at the kink: a valid subgradient
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * (ctx.saved_tensors[0] >= 0)
+
+
+class ReluWildJvpAtZero(ReluWithJvp):
+    @staticmethod
+    def jvp(ctx, t):
+        x = ctx.saved_tensors[0]
+        return torch.where(x == 0, 7 * t, t * (x > 0))  # 7 is no slope of relu at 0
+
+
+def test_at_a_kink_jvp_may_push_any_one_sided_slope_but_no_other_value():
+    assert check_function(ReluWithJvp, torch.relu).ok
+    report = check_function(ReluWildJvpAtZero, torch.relu)
+    assert report.codes == ["jvp"]
+    assert "tangent at output[1, 0] (x[1, 0] = 0, tangent" in str(report)
+
+
+def test_an_empty_input_is_refused_with_a_plain_message():
+    with pytest.raises(InputError, match="empty"):
+        check_function(Cube, cube, inputs=torch.empty(0, dtype=torch.float64))
+
+
+def test_evidence_says_what_backward_wrote_into_grad_out_and_where_a_mistake_was_found():
+    in_place = next(w[1] for w in WRONG if w[0] == "backward multiplies grad_out in place")
+    text = str(check_function(in_place, cube))
+    assert "grad_out at output[0, 0] (x[0, 0] = -2.5): expected 1.96, got 36.75" in text
+    above_three = next(w[1] for w in WRONG if w[0] == "gradient wrong only for x > 3")
+    assert "(found among the random points in [-10, 10])" in str(check_function(above_three, cube))

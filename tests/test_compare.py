@@ -143,7 +143,7 @@ def test_output_mask_is_none_when_an_accepted_kink_cannot_be_placed_on_the_outpu
 
 def test_evidence_lines_quote_at_most_three_places_as_x_expected_got():
     x = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0], dtype=F64)
-    lines = evidence_lines(x > 0, (x,), ["x"], 3 * x**2, torch.full_like(x, 4.0))
+    lines = evidence_lines(x > 0, (x,), ["x"], 3 * x**2, torch.full_like(x, 4.0), at=0)
     assert lines == (
         "at x = 1: expected 3, got 4",
         "at x = 2: expected 12, got 4",
@@ -156,16 +156,27 @@ def test_evidence_lines_add_the_prefix_and_grad_out_and_subscript_a_grid():
     wrong = torch.tensor([[False, True], [False, False]])
     grad_out = torch.full_like(x, 1.5)
     lines = evidence_lines(
-        wrong, (x,), ["x"], 3 * x**2, torch.zeros_like(x), prefix="d/dx ", upstream=grad_out
+        wrong,
+        (x,),
+        ["x"],
+        3 * x**2,
+        torch.zeros_like(x),
+        at=0,
+        prefix="d/dx ",
+        quotes=(("grad_out", grad_out), ("direction", None)),
     )
     assert lines == ("d/dx at x[0, 1] = 2 (grad_out 1.5): expected 12, got 0",)
 
 
-def test_evidence_lines_name_the_first_float_input_or_the_output_position():
+def test_output_shaped_evidence_is_placed_by_output_with_the_input_beside_it():
+    """A sort's tangent at output[1] is not 'at w = 2': the output position comes first."""
     w = torch.tensor([1.0, 2.0], dtype=F64)
     wrong = torch.tensor([False, True])
     expected, got = torch.tensor([3.0, 12.0]), torch.tensor([3.0, 4.0])
     assert evidence_lines(wrong, (3, w), ["n", "w"], expected, got) == (
+        "at output[1] (w = 2): expected 12, got 4",
+    )
+    assert evidence_lines(wrong, (3, w), ["n", "w"], expected, got, at=1) == (
         "at w = 2: expected 12, got 4",
     )
     total = (torch.tensor([True]), (w,), ["w"], torch.tensor([6.0]), torch.tensor([0.0]))

@@ -112,7 +112,13 @@ def test_the_tails_of_a_two_element_input_cover_every_tail_value_once():
 def test_tail_values_repeat_the_cycle_a_little_larger_so_values_stay_distinct():
     values = tail_values(torch.zeros(10, dtype=F64), 0).tolist()
     assert values[:2] == [-1000.0, 1000.0]
-    assert values[8:] == [-1010.0, 1010.0]
+    assert values[8:] == [-1500.0, 1500.0]  # round 1 of 2 scales by 1.5
+
+
+def test_tail_values_stay_distinct_however_large_the_input():
+    values = tail_values(torch.zeros(100_000, dtype=F64), 0)
+    assert values.unique().numel() == values.numel()
+    assert values.abs().min() >= 30 and values.abs().max() < 2e4
 
 
 def test_validated_inputs_wraps_a_bare_tensor_and_turns_a_list_into_a_tuple():
