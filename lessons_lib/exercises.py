@@ -1,15 +1,20 @@
-"""Reference answers to the course's exercises, and the checks that tell a learner when theirs is right."""
+"""The exercise "Your own backward pass": the reference cube_grad, and the check that tells a
+learner when theirs is right (a wrong answer gets a specific fix; hints come in steps)."""
 
-import html
+import ast
+import inspect
+import textwrap
+import traceback
 import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from contextlib import nullcontext
 
 import torch
 
-from lessons_lib.display import message_box
 from lessons_lib.functions import Cube
-from lessons_lib.probe import Failure, preserved_global_state
+from lessons_lib.probe import Failure, is_function, preserved_global_state, run_function
+from lessons_lib.verdict import Case, ExerciseCheck, Hint, short
+from lessons_lib.watch import Usage, watching
 
 
 def cube_grad(x: torch.Tensor) -> torch.Tensor:
@@ -33,148 +38,205 @@ def cube_grad(x: torch.Tensor) -> torch.Tensor:
 
 # --- checking a learner's cube_grad ------------------------------------------------
 
+# Where each problem is taught, as the developer track's headings spell them.
+_DEV = "Developer track"
+READ = {
+    "use-cube": f"{_DEV}, “A complete custom operation”",
+    "apply": f"{_DEV}, “apply, never forward”",
+    "chain": f"{_DEV}, “Mistake 4: breaking the chain”",
+    "gradient": f"{_DEV}, “Mistake 3: a wrong derivative that runs fine”",
+    "saved": f"{_DEV}, “Why save_for_backward: the version-counter safety net”",
+}
 
-@dataclass(frozen=True)
-class Case:
-    """One check of a learner's answer: what was tried and, if it failed, what to do."""
-
-    name: str
-    passed: bool
-    expected: str = ""
-    got: str = ""
-    fix: str = ""
-
-
-class ExerciseCheck:
-    """The verdict on one exercise answer: `ok`, one Case per check, plain text or HTML."""
-
-    def __init__(self, name: str, cases: Sequence[Case]) -> None:
-        self.name = name
-        self.cases = list(cases)
-
-    @property
-    def ok(self) -> bool:
-        return all(c.passed for c in self.cases)
-
-    @property
-    def first_failure(self) -> Case | None:
-        return next((c for c in self.cases if not c.passed), None)
-
-    def _headline(self) -> str:
-        passed = sum(c.passed for c in self.cases)
-        if self.ok:
-            return f"{self.name}: all {passed} checks passed. Well done!"
-        return f"{self.name}: {passed} of {len(self.cases)} checks passed"
-
-    def __str__(self) -> str:
-        lines = [self._headline()]
-        lines += [f"  {'✓' if c.passed else '✗'} {c.name}" for c in self.cases]
-        failure = self.first_failure
-        if failure is not None:
-            lines += [
-                f"First problem: {failure.name}",
-                f"  expected: {failure.expected}",
-                f"  got:      {failure.got}",
-                f"  how to fix it: {failure.fix}",
-                "Fix this one first, then run the check again.",
-            ]
-        return "\n".join(lines)
-
-    __repr__ = __str__
-
-    def _repr_html_(self) -> str:
-        items = "".join(
-            f"<li>{'✓' if c.passed else '✗'} {html.escape(c.name)}</li>" for c in self.cases
-        )
-        body = f'<ul style="list-style: none; padding-left: 0.5em;">{items}</ul>'
-        failure = self.first_failure
-        if failure is None:
-            return message_box(self._headline(), body, "ok")
-        body += (
-            f"<p><b>First problem: {html.escape(failure.name)}</b><br>"
-            f"<i>Expected:</i> <code>{html.escape(failure.expected)}</code><br>"
-            f"<i>Got:</i> <code>{html.escape(failure.got)}</code><br>"
-            f"<i>How to fix it:</i> {html.escape(failure.fix)}</p>"
-            "<p>Fix this one first, then run the check again.</p>"
-        )
-        return message_box(self._headline(), body, "problem")
+_HINT_CALL = "check_cube_grad(cube_grad, hint={})"
 
 
-def check_cube_grad(candidate: object) -> ExerciseCheck:
-    """Try a learner's cube_grad on every kind of input it must handle; never raises."""
-    name = getattr(candidate, "__name__", type(candidate).__name__)
+def _cube_grad_hints() -> tuple[Hint, ...]:
+    return (
+        Hint(
+            "the idea",
+            "Let autograd do the differentiating, through your Cube, on a private copy of x: "
+            "make a copy that autograd may record, run your Cube on it, add the results up "
+            "into one number, and ask for the gradient of that number with respect to the "
+            "copy. Before all that, refuse a tensor that is not floating-point.",
+        ),
+        Hint(
+            "the PyTorch calls",
+            "x.detach() is a copy with x's numbers and none of its history; "
+            ".requires_grad_(True) lets autograd record steps on it; Cube.apply(copy) runs "
+            "your Function and puts it in the graph; .sum() makes one number; "
+            "torch.autograd.grad(total, copy) returns a tuple holding the gradient, and fills "
+            "no .grad anywhere; x.is_floating_point() is False for integer tensors.",
+        ),
+        Hint(
+            "the answer",
+            "the course's tested answer, lessons_lib.exercises.cube_grad:",
+            inspect.getsource(cube_grad),
+        ),
+    )
+
+
+def check_cube_grad(candidate: object, hint: int = 0) -> ExerciseCheck:
+    """Try a learner's cube_grad on every kind of input it must handle, compare it with the
+    course's cube_grad, and make sure their own Cube did the work; never raises.
+
+    `hint=1, 2, 3` also shows the idea, then the PyTorch calls, then the answer.
+    """
+    name = str(getattr(candidate, "__name__", type(candidate).__name__))
     if not callable(candidate):
-        return ExerciseCheck(
-            name,
-            [
-                Case(
-                    "cube_grad is a function",
-                    False,
-                    "a function, such as your cube_grad",
-                    f"{type(candidate).__name__} {_short(candidate)}",
-                    "Pass the function itself, without calling it: check_cube_grad(cube_grad).",
-                )
-            ],
+        case = Case(
+            "cube_grad is a function",
+            False,
+            "a function, such as your cube_grad",
+            f"{type(candidate).__name__} {short(candidate)}",
+            "Pass the function itself, without calling it: check_cube_grad(cube_grad).",
         )
+        return ExerciseCheck(name, [case], _cube_grad_hints(), _HINT_CALL).hint(hint)
+    cube = _learners_cube(candidate)
     cases = []
     for check in _CUBE_GRAD_CASES:
         # Each case starts from torch's usual state, whatever the previous call did to it.
         with preserved_global_state(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. reading .grad of a non-leaf
-            cases.append(check(candidate))
-    return ExerciseCheck(name, cases)
+            cases.append(check(candidate, cube))
+    return ExerciseCheck(name, cases, _cube_grad_hints(), _HINT_CALL).hint(hint)
+
+
+def _learners_cube(candidate: Callable) -> type | None:
+    """The Cube the learner wrote: the one their cube_grad sees, in its own module/notebook."""
+    namespace = getattr(candidate, "__globals__", None)
+    cube = namespace.get("Cube") if isinstance(namespace, dict) else None
+    return cube if is_function(cube) else None
 
 
 def _values(dtype: torch.dtype = torch.float32) -> torch.Tensor:
     return torch.tensor([-2.0, -1.0, 0.0, 0.5, 3.0], dtype=dtype)
 
 
-def _case_1d(candidate: Callable) -> Case:
-    return _compare(candidate, "1-d values", _values())
+def _case_1d(candidate: Callable, cube: type | None) -> Case:
+    return _compare(candidate, cube, "1-d values", _values())
 
 
-def _case_0d(candidate: Callable) -> Case:
-    return _compare(candidate, "a 0-d tensor (a single number)", torch.tensor(2.0))
+def _case_0d(candidate: Callable, cube: type | None) -> Case:
+    return _compare(candidate, cube, "a 0-d tensor (a single number)", torch.tensor(2.0))
 
 
-def _case_empty(candidate: Callable) -> Case:
-    return _compare(candidate, "an empty tensor", torch.tensor([]))
+def _case_empty(candidate: Callable, cube: type | None) -> Case:
+    return _compare(candidate, cube, "an empty tensor", torch.tensor([]))
 
 
-def _case_2d(candidate: Callable) -> Case:
-    return _compare(candidate, "a 2-d tensor", torch.tensor([[1.0, -2.0, 0.5], [0.0, 3.0, -1.5]]))
+def _case_2d(candidate: Callable, cube: type | None) -> Case:
+    x = torch.tensor([[1.0, -2.0, 0.5], [0.0, 3.0, -1.5]])
+    return _compare(candidate, cube, "a 2-d tensor", x)
 
 
-def _case_float32(candidate: Callable) -> Case:
-    return _compare(candidate, "float32 stays float32", _values(torch.float32))
+def _case_float32(candidate: Callable, cube: type | None) -> Case:
+    return _compare(candidate, cube, "float32 stays float32", _values(torch.float32))
 
 
-def _case_float64(candidate: Callable) -> Case:
-    return _compare(candidate, "float64 stays float64", _values(torch.float64))
+def _case_float64(candidate: Callable, cube: type | None) -> Case:
+    return _compare(candidate, cube, "float64 stays float64", _values(torch.float64))
 
 
-def _case_leaf(candidate: Callable) -> Case:
+def _case_leaf(candidate: Callable, cube: type | None) -> Case:
     x = torch.tensor([1.0, -2.0], requires_grad=True)  # x.grad and requires_grad must not change
-    return _compare(candidate, "a tensor that requires grad is left alone", x)
+    return _compare(candidate, cube, "a tensor that requires grad is left alone", x)
 
 
-def _case_non_leaf(candidate: Callable) -> Case:
+def _case_non_leaf(candidate: Callable, cube: type | None) -> Case:
     name = "a non-leaf (the result of other steps)"
     w = torch.tensor([1.0, 2.0], requires_grad=True)
     x = w * 2  # part of the caller's graph: x.grad is never filled for it
-    case = _compare(candidate, name, x)
+    case = _compare(candidate, cube, name, x, source=w)
     if case.passed and w.grad is not None:
         return Case(
             name,
             False,
             "the tensors x was made from keep .grad = None",
-            f"w.grad = {_short(w.grad)}, where x = w * 2",
+            f"w.grad = {short(w.grad)}, where x = w * 2",
             "The gradient flowed on through the caller's graph into w. " + _COPY,
         )
     return case
 
 
-def _case_integer(candidate: Callable) -> Case:
+def _case_uses_cube(candidate: Callable, cube: type | None) -> Case:
+    """The learner's own Cube did the work: its backward ran while cube_grad was called."""
+    name = "your Cube's backward did the work"
+    expected = "cube_grad calls Cube.apply and autograd runs your Cube's backward"
+    if cube is None:
+        return Case(name, False, expected, _NO_CUBE, _RUN_CUBE_CELL, READ["use-cube"])
+    x = _values()
+    with watching(cube) as usage:
+        try:
+            result = candidate(x)
+        except Exception as error:
+            return Case(
+                name, False, expected, _error_text(error), "Fix the error shown above first."
+            )
+    got = (
+        f"calls of Cube.apply: {len(usage.applies)}, of Cube.forward by hand: "
+        f"{usage.forward_direct}; runs of your backward: {usage.backward}"
+    )
+    if usage.backward:
+        return Case(name, True)
+    if usage.forward_direct:
+        fix = (
+            "cube_grad called Cube.forward(...) itself, so Cube never entered the graph and its "
+            "backward never ran: call Cube.apply(...) instead."
+        )
+        return Case(name, False, expected, got, fix, READ["apply"])
+    if usage.applies:
+        fix = (
+            "cube_grad called Cube.apply, but your Cube's backward never ran, so its answer did "
+            "not come from your Cube: differentiate the sum of Cube.apply's own result."
+        )
+        return Case(name, False, expected, got, fix, READ["use-cube"])
+    want = cube_grad(x)
+    right = isinstance(result, torch.Tensor) and result.shape == want.shape
+    if right and torch.allclose(result.detach().to(want.dtype), want):
+        fix = (
+            "cube_grad got the right numbers without running your Cube at all (3 * x**2 "
+            "written out, or autograd of x**3?): the exercise is to get them from your Cube's "
+            "backward, through Cube.apply(...)."
+        )
+    else:
+        fix = "cube_grad never ran your Cube: get the gradient from your Cube's backward, through Cube.apply(...)."
+    return Case(name, False, expected, got, fix, READ["use-cube"])
+
+
+def _case_cube_chain(candidate: Callable, cube: type | None) -> Case:
+    """The learner's Cube multiplies by grad_out: .sum() alone (grad_out all ones) hides it."""
+    name = "your Cube's backward multiplies by grad_out"
+    if cube is None:
+        return Case(name, False, "your Cube", _NO_CUBE, _RUN_CUBE_CELL, READ["use-cube"])
+    x, grad_out = _values(), torch.tensor([0.5, 2.0, 3.0, -1.0, 1.5])  # uneven on purpose
+
+    def upstream(output: torch.Tensor, index: int) -> torch.Tensor:
+        return grad_out.clone()
+
+    theirs, ours = run_function(cube, (x,), upstream), run_function(Cube, (x,), upstream)
+    want = ours.grads[0]
+    expected = f"{short(want)} (the course's Cube, for grad_out = {short(grad_out)})"
+    doctor = "check_function(Cube, lambda x: x**3) shows what is wrong and where."
+    if theirs.failure is not None:
+        return Case(name, False, expected, str(theirs.failure), "Fix your Cube first: " + doctor)
+    got = theirs.grads[0] if theirs.grads else None
+    if isinstance(got, torch.Tensor) and got.shape == want.shape:
+        got = got.detach().to(want.dtype)
+        if torch.allclose(got, want):
+            return Case(name, True)
+        if torch.allclose(got, run_function(Cube, (x,)).grads[0]):
+            fix = (
+                "Your Cube's backward ignores grad_out. The .sum() in cube_grad sends grad_out "
+                "of all ones, which hides it, but after any other step the gradient is wrong: "
+                "fix Cube's backward first (the check under the Cube cell names the line)."
+            )
+            return Case(name, False, expected, short(got), fix, READ["chain"])
+    fix = "Your Cube's backward differs from the course's Cube. " + doctor
+    return Case(name, False, expected, short(got), fix, READ["gradient"])
+
+
+def _case_integer(candidate: Callable, cube: type | None) -> Case:
     name = "an integer tensor is refused with a clear error"
     x = torch.tensor([1, 2, 3])
     expected = "a TypeError (or ValueError) that says floating-point values are needed"
@@ -191,11 +253,13 @@ def _case_integer(candidate: Callable) -> Case:
         return Case(
             name, False, expected, f"{_error_text(error)} (an error from deep inside PyTorch)", fix
         )
-    return Case(name, False, expected, f"no error; it returned {_short(result)}", fix)
+    return Case(name, False, expected, f"no error; it returned {short(result)}", fix)
 
 
 _CUBE_GRAD_CASES = (
     _case_1d,
+    _case_uses_cube,
+    _case_cube_chain,
     _case_0d,
     _case_empty,
     _case_2d,
@@ -206,35 +270,48 @@ _CUBE_GRAD_CASES = (
     _case_integer,
 )
 
+_NO_CUBE = "no Function named Cube where cube_grad was written"
+_RUN_CUBE_CELL = (
+    "check_cube_grad looks for your Cube next to your cube_grad: run the cell that defines "
+    "class Cube(torch.autograd.Function) first, then the cube_grad cell."
+)
 _COPY = (
-    "Work on a private copy: leaf = x.detach().requires_grad_(True), then differentiate "
-    "Cube.apply(leaf).sum() with respect to leaf."
+    "Work on a private copy, not on the caller's tensor: x.detach() has the same numbers and "
+    "none of x's history; switch on requires_grad for the copy, never for x."
 )
 
 
-def _compare(candidate: Callable, name: str, x: torch.Tensor) -> Case:
-    """Call candidate(x); compare with 3 * x**2; check the caller's x was not changed."""
-    want = 3 * x.detach() ** 2
+def _compare(
+    candidate: Callable,
+    cube: type | None,
+    name: str,
+    x: torch.Tensor,
+    source: torch.Tensor | None = None,
+) -> Case:
+    """Call candidate(x); compare with the course's cube_grad; check x was left alone.
+
+    `source` is what a non-leaf x was made from: where a gradient leaks to instead of x.grad.
+    """
+    want = cube_grad(x)
     before = (x.detach().clone(), x.requires_grad, x.grad)
-    expected = _short(want)
-    try:
-        got = candidate(x)
-    except Exception as error:
-        return Case(name, False, expected, _error_text(error), _fix_for_error(error))
+    expected = f"{short(want)} (the course's cube_grad)"
+    with watching(cube) if cube is not None else nullcontext(Usage()) as usage:
+        try:
+            got = candidate(x)
+        except Exception as error:
+            fix, read = _fix_for_error(error, usage)
+            return Case(name, False, expected, _error_text(error), fix, read)
     if isinstance(got, torch.Tensor) and got.shape == want.shape and got.dtype == want.dtype:
         got = got.detach()
         if not torch.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True):
-            return Case(
-                name,
-                False,
-                expected,
-                _short(got),
-                "The gradient of x**3 is 3 * x**2 at every element. Check your Cube's backward "
-                "with check_function(Cube, lambda x: x**3), and that cube_grad differentiates "
-                "Cube.apply(x).sum().",
-            )
+            return Case(name, False, expected, short(got), *_fix_for_values(got, x))
         return _unchanged(name, x, before)
-    return Case(name, False, expected, _short(got), _fix_for_result(got, want, x))
+    # Every input starts with .grad None: a gradient found there now leaked from cube_grad.
+    leaked = source if source is not None else x
+    leaked_into = ("w" if source is not None else "x") if leaked.grad is not None else ""
+    return Case(
+        name, False, expected, short(got), _fix_for_result(got, want, x, candidate, leaked_into)
+    )
 
 
 def _unchanged(name: str, x: torch.Tensor, before: tuple) -> Case:
@@ -252,28 +329,56 @@ def _unchanged(name: str, x: torch.Tensor, before: tuple) -> Case:
             name,
             False,
             "x.grad stays None",
-            f"x.grad = {_short(x.grad)}",
-            "cube_grad left a gradient in the caller's x.grad. " + _COPY,
+            f"x.grad = {short(x.grad)}",
+            "cube_grad left a gradient in the caller's x.grad. " + _COPY + " Then ask for the "
+            "gradient with torch.autograd.grad, which returns it instead of storing it.",
         )
     if not torch.equal(x.detach(), values):
         return Case(
             name,
             False,
-            f"x keeps its values {_short(values)}",
-            f"x = {_short(x.detach())}",
-            "cube_grad changed x in place. Compute new tensors instead (x * x, not x.mul_(x)).",
+            f"x keeps its values {short(values)}",
+            f"x = {short(x.detach())}",
+            "cube_grad changed the caller's x in place (a method ending in _, such as copy_ or "
+            "mul_, or +=; a copy made with detach() shares x's memory, so changing it changes "
+            "x too). Return a new tensor and leave x's numbers alone.",
         )
     return Case(name, True)
 
 
-def _fix_for_result(got: object, want: torch.Tensor, x: torch.Tensor) -> str:
+def _fix_for_values(got: torch.Tensor, x: torch.Tensor) -> tuple[str, str]:
+    """What to change when the shape and dtype are right but the numbers are not."""
+    if torch.allclose(got, x.detach() ** 3, equal_nan=True):
+        fix = (
+            "cube_grad returned Cube's output, x**3, not its gradient. Return the gradient "
+            "of the sum with respect to your copy of x."
+        )
+        return fix, ""
+    fix = (
+        "The numbers differ from the course's cube_grad: the gradient of x**3 is 3 * x**2 at "
+        "every element. Check your Cube with check_function(Cube, lambda x: x**3), and that "
+        "cube_grad differentiates Cube.apply(...).sum()."
+    )
+    return fix, READ["gradient"]
+
+
+def _fix_for_result(
+    got: object, want: torch.Tensor, x: torch.Tensor, candidate: Callable, leaked_into: str
+) -> str:
     if got is None:
-        if not x.is_leaf:
-            return (
-                "PyTorch fills .grad only for leaf tensors, and this x is the result of other "
-                "steps, so x.grad stays None. " + _COPY
-            )
-        return "cube_grad returned None: return the gradient tensor, shaped like x."
+        return _fix_for_none(x, candidate, leaked_into)
+    if isinstance(got, bool | int | float):
+        return (
+            f"cube_grad returned a Python {type(got).__name__}, not a tensor: return the "
+            "gradient tensor itself, without .item() or float(...)."
+        )
+    if isinstance(got, tuple | list) and any(isinstance(g, torch.Tensor) for g in got):
+        return (
+            "torch.autograd.grad returns a tuple, one gradient per tensor you asked about. "
+            "Unpack it, (grad,) = torch.autograd.grad(...), and return grad."
+        )
+    if type(got).__module__ == "numpy":
+        return "cube_grad returned a NumPy array: return the torch tensor, without .numpy()."
     if not isinstance(got, torch.Tensor):
         return "Return a torch.Tensor shaped like x (not a number, a list or a tuple)."
     if got.shape != want.shape:
@@ -283,33 +388,174 @@ def _fix_for_result(got: object, want: torch.Tensor, x: torch.Tensor) -> str:
         )
     return (
         f"Keep the dtype of x ({want.dtype}): build everything from x without .float(), "
-        ".double() or a fixed dtype, and PyTorch keeps it for you."
+        ".double(), torch.tensor(...) or a fixed dtype, and PyTorch keeps it for you."
     )
 
 
-def _fix_for_error(error: Exception) -> str:
+def _fix_for_none(x: torch.Tensor, candidate: Callable, leaked_into: str) -> str:
+    """Why cube_grad gave back None; leaked_into names the caller's tensor whose .grad it filled."""
+    returns = _returned(candidate)
+    if returns == []:
+        return (
+            "cube_grad has no return line, so Python gives back None: end it with return and "
+            "the gradient you computed."
+        )
+    non_leaf = (
+        "PyTorch fills .grad only for leaf tensors, and this x is the result of other steps, "
+        "so x.grad stays None. " + _COPY
+    )
+    param = _first_parameter(candidate)
+    if returns and f"{param}.grad" in returns:
+        if not x.is_leaf:
+            return non_leaf
+        return (
+            f"cube_grad returned {param}.grad, the caller's own .grad, which is None: the "
+            "gradient went to your copy, not to the caller's tensor. Return the copy's "
+            "gradient, or better, take it from torch.autograd.grad, which returns it."
+        )
+    if leaked_into:
+        return (
+            f"cube_grad returned None, and the gradient went into the caller's {leaked_into}.grad "
+            "instead: a copy made with x.clone() stays connected to the caller's tensor, so "
+            "backward passes the gradient on to it and keeps none for the clone. Make the copy "
+            "with x.detach(), which cuts it off, then switch on requires_grad."
+        )
+    if not x.is_leaf:
+        return non_leaf
+    return "cube_grad returned None: return the gradient tensor, shaped like x."
+
+
+def _first_parameter(fn: Callable) -> str:
+    try:
+        return next(iter(inspect.signature(fn).parameters), "")
+    except (TypeError, ValueError):  # a callable without a readable signature
+        return ""
+
+
+def _returned(fn: Callable) -> list[str] | None:
+    """The expressions fn's own return statements give back, as source text ("None" for a
+    bare return); None when the source cannot be read (a lambda, a built-in)."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_name == "<lambda>":
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+    func = next((n for n in ast.walk(tree) if isinstance(n, defs) and n.name == code.co_name), None)
+    if func is None:
+        return None
+    found, todo = [], list(func.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (*defs, ast.Lambda, ast.ClassDef)):
+            continue  # a nested function's returns are not cube_grad's
+        if isinstance(node, ast.Return):
+            found.append("None" if node.value is None else ast.unparse(node.value))
+        todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _fix_for_error(error: Exception, usage: Usage) -> tuple[str, str]:
+    """What to change, for the errors learners' cube_grads raise; and where it is taught."""
+    message = str(error)
+    if usage.forward_direct:  # whatever broke next, this came first
+        return (
+            "cube_grad called Cube.forward(...) itself. Call Cube.apply(copy) instead: apply "
+            "creates the notepad ctx, runs forward, and puts Cube's backward into the graph.",
+            READ["apply"],
+        )
+    if "does not require grad" in message:  # "element 0 of tensors ...", "One of the ..."
+        if usage.recorded:
+            return _CUT_CHAIN, ""
+        if "recording off" in usage.applies:
+            return _RECORDING_OFF, ""
+        return _REQUIRES_GRAD, READ["use-cube"]
+    if "implicitly created only for scalar outputs" in message:
+        if _torch_call(error) == "grad":
+            return _SCALAR_GRAD, ""
+        return _SCALAR_BACKWARD, ""
+    if "call numpy() on Tensor that requires grad" in message:
+        return _NUMPY, ""
+    if "cannot be converted to Scalar" in message:
+        return _ITEM, ""
+    if "leaf Variable that requires grad is being used in an in-place operation" in message:
+        return _LEAF_IN_PLACE, ""
+    if "modified by an inplace operation" in message:
+        return _SAVED_IN_PLACE, READ["saved"]
+    if "must implement either the backward or vjp" in message:
+        return "Your Cube has no backward: write @staticmethod backward(ctx, grad_out).", ""
+    if isinstance(error, NameError):
+        return (
+            f"{error.name} does not exist where cube_grad was written: run the cell that "
+            "defines it first, or check the spelling.",
+            "",
+        )
     if isinstance(error, NotImplementedError):
-        return "Write the body of cube_grad (it still raises NotImplementedError)."
+        return "Write the body of cube_grad (it still raises NotImplementedError).", ""
     return (
         "Read the error above and fix that line. Every kind of input here is ordinary, so "
-        "cube_grad should handle it without special cases."
+        "cube_grad should handle it without special cases.",
+        "",
     )
+
+
+_REQUIRES_GRAD = (
+    "Autograd recorded nothing to differentiate: the tensor you pass to Cube.apply needs "
+    "requires_grad switched on before the call. Switch it on for your private copy, not for "
+    "x: copy = x.detach().requires_grad_(True), then Cube.apply(copy)."
+)
+_CUT_CHAIN = (
+    "Cube.apply's result was recorded, but what you differentiated is not connected to it: a "
+    "step in between (.detach(), .numpy(), .item(), torch.tensor(...)) cut the chain. Keep "
+    "every step from Cube.apply(...) to .sum() a torch operation."
+)
+_RECORDING_OFF = (
+    "Cube.apply ran with recording switched off (inside torch.no_grad()), so nothing was "
+    "recorded: call it with recording on, for example inside torch.enable_grad()."
+)
+_SCALAR_BACKWARD = (
+    ".backward() without an argument needs a single number, but Cube.apply(...) gives one "
+    "number per element of x. The task asks for the gradient of the sum: call .sum() first, "
+    "then .backward()."
+)
+_SCALAR_GRAD = (
+    "torch.autograd.grad(outputs, inputs) without grad_outputs needs outputs to be a single "
+    "number, but Cube.apply(...) gives one number per element of x. The task asks for the "
+    "gradient of the sum: pass Cube.apply(...).sum()."
+)
+_NUMPY = (
+    ".numpy() leaves PyTorch, and autograd cannot follow steps it did not record. Keep every "
+    "step from Cube.apply(...) to .sum() in torch."
+)
+_ITEM = (
+    ".item() turns a tensor holding exactly one number into a Python float, and the gradient "
+    "has one number per element of x: return the gradient tensor itself, without .item()."
+)
+_LEAF_IN_PLACE = (
+    "An in-place operation (a method ending in _, or +=, *=) was used on a tensor that "
+    "requires grad. Compute new tensors instead (x * 3, not x.mul_(3)), and never change the "
+    "caller's x."
+)
+_SAVED_IN_PLACE = (
+    "A tensor Cube saved for backward was changed in place before backward ran, and the "
+    "version check caught it. Leave Cube's input alone until the gradient is computed: build "
+    "new tensors instead of changing old ones."
+)
+
+
+def _torch_call(error: BaseException) -> str:
+    """Which torch entry point raised: "backward" (tensor.backward), "grad" or ""."""
+    for frame in traceback.extract_tb(error.__traceback__):
+        path = frame.filename.replace("\\", "/")
+        if frame.name == "backward" and path.endswith("torch/_tensor.py"):
+            return "backward"
+        if frame.name == "grad" and path.endswith("torch/autograd/__init__.py"):
+            return "grad"
+    return ""
 
 
 def _error_text(error: BaseException) -> str:
     failure = Failure.of("cube_grad", error)  # the same one-line wording as the doctor's
     return f"it raised {failure.kind}: {failure.message}"
-
-
-def _short(value: object) -> str:
-    """A one-line description of a value: its repr, trimmed, plus dtype for tensors."""
-    if isinstance(value, torch.Tensor):
-        text = " ".join(repr(value.detach()).split())
-        if value.dtype != torch.float32 and "dtype=" not in text:
-            text = text[:-1] + f", dtype={value.dtype})"
-        return text if len(text) <= 120 else text[:117] + "..."
-    try:
-        text = " ".join(repr(value).split())
-    except Exception:  # a learner's object whose repr is broken
-        text = f"a {type(value).__name__}"
-    return text if len(text) <= 80 else text[:77] + "..."

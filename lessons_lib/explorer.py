@@ -73,6 +73,7 @@ class Preset:
     x_range: tuple[float, float] = (-2.0, 2.0)
     hold: tuple = ()
     params: tuple[Param, ...] = ()
+    note: str = ""  # a caption under the legend: what the plotted truth cannot show
 
 
 def _cube(x: torch.Tensor) -> torch.Tensor:
@@ -91,7 +92,14 @@ PRESETS: dict[type, Preset] = {
     Square: Preset(lambda x: x**2, "x**2"),
     Cube: Preset(_cube, "x**3"),
     CubeWithSetupContext: Preset(_cube, "x**3"),
-    RoundSTE: Preset(torch.round, "torch.round", (-2.5, 2.5)),
+    RoundSTE: Preset(
+        torch.round,
+        "torch.round",
+        (-2.5, 2.5),
+        note="torch.round's true gradient:\n"
+        "0 between the jumps, undefined\n"
+        "at them (autograd says 0 there)",
+    ),
     Clamp01: Preset(lambda x: torch.clamp(x, 0, 1), "torch.clamp(x, 0, 1)", (-0.5, 1.5)),
     Clamp: Preset(
         torch.clamp,
@@ -132,6 +140,7 @@ class Setup:
     hold: list
     params: tuple[Param, ...]
     samples: int
+    note: str = ""  # the preset's caption, shown only with the preset's own reference
 
     @property
     def name(self) -> str:
@@ -557,9 +566,10 @@ class Explorer(widgets.VBox):
             f'<span style="color: {colours[k]};">{html.escape(names[k])} = {_fmt(point[k])}</span>'
             for k in ["forward", "custom", "true"]
         ]
+        note = html.escape(" ".join(self.setup.note.split()))
         return (
             f'<div style="font-family: monospace; font-size: 1.15em;">'
-            f"{' &nbsp;&nbsp; '.join(parts)}</div>"
+            f"{' &nbsp;&nbsp; '.join(parts)}</div>" + (f"<div>{note}</div>" if note else "")
         )
 
     def png(self, compress_level: int = STORED_PNG_LEVEL) -> bytes:
@@ -655,6 +665,8 @@ def _build_figure(setup: Setup) -> tuple[Figure, FigureCanvasAgg, dict]:
             fontsize=FONT - 2,
         )
     box = bottom.get_position()
+    if setup.note:
+        figure.text(box.x1 + 0.015, box.y0, setup.note, fontsize=FONT - 2, va="bottom", gid="note")
     figure.text(
         (box.x0 + box.x1) / 2,
         0.01,
@@ -708,8 +720,9 @@ def explore(
     if not is_function(fn):
         raise NotAFunctionError(describe_non_function(fn, "explore({})"))
     preset = PRESETS.get(fn)
+    note = ""
     if reference is None and grad_reference is None and preset is not None:
-        reference, label = preset.reference, preset.label
+        reference, label, note = preset.reference, preset.label, preset.note
     else:
         label = getattr(reference, "__name__", "reference")
         label = "reference" if label == "<lambda>" else label
@@ -721,7 +734,9 @@ def explore(
         hold = preset.hold if preset and vary == 0 else ()
     if params is None:
         params = preset.params if preset and tuple(hold) == preset.hold and vary == 0 else ()
-    setup = Setup(fn, reference, label, grad_reference, vary, list(hold), tuple(params), samples)
+    setup = Setup(
+        fn, reference, label, grad_reference, vary, list(hold), tuple(params), samples, note
+    )
     _check_setup(setup)
     if point is None:
         point = min(max(0.4, x_range[0]), x_range[1])  # off the kinks at 0 and the grid

@@ -64,6 +64,22 @@ class CubeWithSetupContext(Function):
         return 3 * x**2 * x_tangent
 
 
+class ReLUInPlace(Function):
+    """ReLU written into its input, as torch.relu_ does; ctx.mark_dirty tells autograd."""
+
+    @staticmethod
+    def forward(ctx, x):
+        x.clamp_(min=0)  # overwrite x itself instead of making a new tensor
+        ctx.mark_dirty(x)  # x has changed: its history must now go through this node
+        ctx.save_for_backward(x)  # x now holds the output, the only copy there is
+        return x  # an in-place Function returns the tensor it changed
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return grad_out * (y > 0)  # y > 0 exactly where the input was positive
+
+
 class RoundSTE(Function):
     """The straight-through estimator: round forwards, pretend identity backwards."""
 

@@ -171,6 +171,7 @@ LESSONS_LIB = [
     (functions.CubeWithSetupContext, lambda x: x**3, None, None),
     (functions.RoundSTE, torch.round, lambda x, g: g, None),
     (functions.Clamp01, lambda x: x.clamp(0, 1), None, None),
+    (functions.ReLUInPlace, torch.relu, None, None),
     (functions.Clamp, torch.clamp, None, (BATCH, -1.0, 1.0)),
     (functions.ClippedSTE, sign_zero_up, lambda x, g: g * (x.abs() <= 1), None),
     (functions.SigmoidSpike, step, spike_slope, (BATCH, 4.0)),

@@ -1,4 +1,11 @@
-"""cube_grad, the exercise's reference answer (against autograd of x**3), and its self-check."""
+"""cube_grad, the exercise's reference answer (against autograd of x**3); its self-check,
+one test per wrong answer learners write."""
+
+import functools
+import inspect
+import itertools
+import linecache
+import textwrap
 
 import pytest
 import torch
@@ -6,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lessons_lib import Cube, cube_grad
-from lessons_lib.exercises import check_cube_grad
+from lessons_lib.exercises import READ, check_cube_grad
 
 
 @given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), max_size=30))
@@ -68,6 +75,8 @@ def test_cube_grad_refuses_non_tensors():
 
 CASE_NAMES = [
     "1-d values",
+    "your Cube's backward did the work",
+    "your Cube's backward multiplies by grad_out",
     "a 0-d tensor (a single number)",
     "an empty tensor",
     "a 2-d tensor",
@@ -77,10 +86,57 @@ CASE_NAMES = [
     "a non-leaf (the result of other steps)",
     "an integer tensor is refused with a clear error",
 ]
+NUMERIC = [n for n in CASE_NAMES if "Cube" not in n and "integer" not in n]
+_cells = itertools.count()
+
+
+def cell(source, **names):
+    """Run source as a notebook cell does: in its own namespace (with torch and the course's
+    Cube unless given), its source readable by inspect through linecache, as IPython does."""
+    source, filename = textwrap.dedent(source), f"<test-cell-{next(_cells)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"torch": torch, "Cube": Cube, **names}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace
+
+
+def learner(source, **names):
+    """The cube_grad a learner wrote in `source`."""
+    return cell(source, **names)["cube_grad"]
 
 
 def failed(check):
     return [c.name for c in check.cases if not c.passed]
+
+
+def problem(source, **names):
+    """The first problem check_cube_grad finds in a learner's cube_grad (there must be one)."""
+    check = check_cube_grad(learner(source, **names))
+    assert not check.ok
+    return check.first_failure
+
+
+FLOATS_ONLY = "if not x.is_floating_point(): raise TypeError('cube_grad needs floats')"
+
+STARTER_CUBE = """
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2  # TODO: the chain rule is still missing here
+"""
+
+FIRST_DRAFT = """
+def cube_grad(x):
+    x.requires_grad_(True)
+    Cube.apply(x).sum().backward()
+    return x.grad
+"""
 
 
 def first_draft(x):
@@ -100,30 +156,157 @@ def on_a_copy(x):
 def test_the_reference_answer_passes_every_case():
     check = check_cube_grad(cube_grad)
     assert check.ok and [c.name for c in check.cases] == CASE_NAMES
-    assert str(check).splitlines()[0] == "cube_grad: all 9 checks passed. Well done!"
+    assert str(check).splitlines()[0] == "cube_grad: all 11 checks passed. Well done!"
     assert check.first_failure is None
+    assert "Stuck?" not in str(check)  # no hint offered to a finished answer
 
 
-def test_autograd_of_x_cubed_written_by_hand_also_passes():
-    """An answer that never uses Cube but is right and careful passes: the check is about behaviour."""
+def test_a_learners_own_right_answer_passes_in_its_own_namespace():
+    source = STARTER_CUBE.replace("return 3 * x**2", "return grad_out * 3 * x**2")
+    namespace = cell(source)
+    answer = cell(inspect.getsource(cube_grad), Cube=namespace["Cube"])["cube_grad"]
+    assert check_cube_grad(answer).ok
 
-    def by_autograd(x):
-        if not x.is_floating_point():
-            raise TypeError("need floats")
-        leaf = x.detach().requires_grad_(True)
-        (grad,) = torch.autograd.grad((leaf**3).sum(), leaf)
-        return grad
 
-    assert check_cube_grad(by_autograd).ok
+# The two answers that fooled all nine checks before: right numbers, no Cube involved.
+FORMULA = f"""
+def cube_grad(x):
+    {FLOATS_ONLY}
+    return 3 * x**2
+"""
+AUTOGRAD_OF_X_CUBED = f"""
+def cube_grad(x):
+    {FLOATS_ONLY}
+    leaf = x.detach().requires_grad_(True)
+    (grad,) = torch.autograd.grad((leaf**3).sum(), leaf)
+    return grad
+"""
+
+
+@pytest.mark.parametrize("source", [FORMULA, AUTOGRAD_OF_X_CUBED], ids=["formula", "x**3"])
+def test_right_numbers_without_the_learners_cube_are_caught(source):
+    check = check_cube_grad(learner(source))
+    assert failed(check) == ["your Cube's backward did the work"]
+    first = check.first_failure
+    assert (
+        first.got == "calls of Cube.apply: 0, of Cube.forward by hand: 0; runs of your backward: 0"
+    )
+    assert first.fix.startswith("cube_grad got the right numbers without running your Cube at all")
+    assert first.fix.count(". ") == 0  # one sentence
+    assert first.read == "Developer track, “A complete custom operation”"
+
+
+def test_wrong_numbers_without_the_learners_cube_are_not_called_right():
+    check = check_cube_grad(lambda x: x * 0)
+    uses_cube = next(c for c in check.cases if c.name == "your Cube's backward did the work")
+    assert not uses_cube.passed and "right numbers" not in uses_cube.fix
+    assert uses_cube.fix.startswith("cube_grad never ran your Cube")
+
+
+def test_the_course_cube_is_not_the_learners_cube():
+    """Calling lessons_lib's Cube from a notebook whose own Cube is different is caught."""
+    import lessons_lib
+
+    namespace = cell(STARTER_CUBE.replace("return 3 * x**2", "return grad_out * 3 * x**2"))
+    source = inspect.getsource(cube_grad).replace("Cube.apply", "lessons_lib.Cube.apply")
+    answer = learner(source, Cube=namespace["Cube"], lessons_lib=lessons_lib)
+    assert failed(check_cube_grad(answer)) == ["your Cube's backward did the work"]
+
+
+def test_applying_cube_but_differentiating_something_else_is_caught():
+    first = problem(
+        f"""
+def cube_grad(x):
+    {FLOATS_ONLY}
+    leaf = x.detach().requires_grad_(True)
+    Cube.apply(leaf)
+    (grad,) = torch.autograd.grad((leaf**3).sum(), leaf)
+    return grad
+"""
+    )
+    assert first.name == "your Cube's backward did the work"
+    assert "called Cube.apply, but your Cube's backward never ran" in first.fix
+
+
+def test_cube_forward_called_by_hand_with_a_fake_ctx_is_caught():
+    first = problem(
+        f"""
+from types import SimpleNamespace
+
+def cube_grad(x):
+    {FLOATS_ONLY}
+    leaf = x.detach().requires_grad_(True)
+    ctx = SimpleNamespace(save_for_backward=lambda *tensors: None)
+    (grad,) = torch.autograd.grad(Cube.forward(ctx, leaf).sum(), leaf)
+    return grad
+"""
+    )
+    assert first.name == "your Cube's backward did the work"
+    assert "called Cube.forward(...) itself" in first.fix and "Cube.apply" in first.fix
+    assert first.read == "Developer track, “apply, never forward”"
+
+
+@pytest.mark.parametrize("call", ["Cube.forward(leaf)", "Cube.forward(None, leaf)"])
+def test_cube_forward_instead_of_apply_is_named(call):
+    first = problem(
+        f"""
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    (grad,) = torch.autograd.grad({call}.sum(), leaf)
+    return grad
+"""
+    )
+    assert first.name == "1-d values" and first.got.startswith("it raised")
+    assert first.fix.startswith("cube_grad called Cube.forward(...) itself. Call Cube.apply")
+    assert first.read == "Developer track, “apply, never forward”"
+
+
+def test_the_learners_cube_is_restored_exactly_even_when_cube_grad_raises():
+    namespace = cell(STARTER_CUBE)
+    cube = namespace["Cube"]
+    before = dict(vars(cube))
+    check_cube_grad(learner(FIRST_DRAFT, Cube=cube))
+    check_cube_grad(
+        learner("def cube_grad(x):\n    Cube.apply(x.detach()).sum().backward()", Cube=cube)
+    )
+    assert dict(vars(cube)) == before  # same objects: nothing added, nothing left wrapped
+    assert (
+        "apply" not in vars(cube) and cube.apply.__func__ is torch.autograd.Function.apply.__func__
+    )
+
+
+def test_a_learners_cube_that_drops_grad_out_is_caught_although_sum_hides_it():
+    answer = cell(inspect.getsource(cube_grad), Cube=cell(STARTER_CUBE)["Cube"])["cube_grad"]
+    check = check_cube_grad(answer)
+    assert failed(check) == ["your Cube's backward multiplies by grad_out"]
+    first = check.first_failure
+    assert first.expected == (
+        "tensor([ 6.0000, 6.0000, 0.0000, -0.7500, 40.5000]) (the course's Cube, for "
+        "grad_out = tensor([ 0.5000, 2.0000, 3.0000, -1.0000, 1.5000]))"
+    )
+    assert first.got == "tensor([12.0000, 3.0000, 0.0000, 0.7500, 27.0000])"
+    assert "ignores grad_out" in first.fix and "all ones" in first.fix
+    assert first.read == "Developer track, “Mistake 4: breaking the chain”"
+
+
+def test_a_missing_cube_is_reported_not_raised():
+    check = check_cube_grad(learner(FORMULA, Cube=None))
+    assert failed(check) == CASE_NAMES[1:3]
+    assert "run the cell that defines class Cube" in check.first_failure.fix
 
 
 def test_the_first_draft_is_told_to_work_on_a_copy():
     check = check_cube_grad(first_draft)
-    assert not check.ok and failed(check) == CASE_NAMES
+    assert not check.ok and failed(check) == [n for n in CASE_NAMES if "Cube" not in n]
     first = check.first_failure
     assert first.name == "1-d values"
     assert (first.expected, first.got) == ("x.requires_grad stays False", "x.requires_grad = True")
-    assert "x.detach().requires_grad_(True)" in first.fix
+    assert "x.detach()" in first.fix and "never for x" in first.fix
+
+
+def test_the_first_failure_no_longer_gives_the_whole_answer():
+    fix = check_cube_grad(first_draft).first_failure.fix
+    assert "autograd.grad" not in fix and ".sum()" not in fix
 
 
 def test_a_copy_without_a_dtype_check_fails_only_the_integer_case():
@@ -142,26 +325,127 @@ def test_an_answer_that_accepts_integers_fails_the_integer_case():
     assert check.first_failure.got.startswith("no error; it returned tensor([ 3., 12., 27.]")
 
 
-def test_a_wrong_derivative_names_expected_and_got_values():
+def test_a_wrong_derivative_is_compared_with_the_course_answer():
     check = check_cube_grad(lambda x: cube_grad(x) / 3)  # forgot the 3 of 3x^2
-    assert failed(check) == CASE_NAMES[:2] + CASE_NAMES[3:-1]  # empty tensors cannot tell
+    assert failed(check) == [n for n in NUMERIC if n != "an empty tensor"]
     first = check.first_failure
-    assert first.expected == "tensor([12.0000, 3.0000, 0.0000, 0.7500, 27.0000])"
+    assert (
+        first.expected
+        == "tensor([12.0000, 3.0000, 0.0000, 0.7500, 27.0000]) (the course's cube_grad)"
+    )
     assert first.got == "tensor([4.0000, 1.0000, 0.0000, 0.2500, 9.0000])"
     assert "3 * x**2" in first.fix
+    assert first.read == "Developer track, “Mistake 3: a wrong derivative that runs fine”"
 
 
-def test_a_changed_dtype_is_caught_with_the_dtype_in_got():
-    check = check_cube_grad(lambda x: cube_grad(x).double())
-    assert failed(check) == [n for n in CASE_NAMES if n != "float64 stays float64"][:-1]
-    assert "dtype=torch.float64" in check.first_failure.got
-    assert "Keep the dtype of x (torch.float32)" in check.first_failure.fix
+def test_returning_the_forward_value_is_named():
+    first = problem(
+        """
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    return Cube.apply(leaf).detach()
+"""
+    )
+    assert first.fix.startswith("cube_grad returned Cube's output, x**3, not its gradient")
+
+
+WRONG_DTYPE = """
+def cube_grad(x):
+    if not x.is_floating_point():
+        raise TypeError("floats only")
+    leaf = x.detach().float().requires_grad_(True)
+    (grad,) = torch.autograd.grad(Cube.apply(leaf).sum(), leaf)
+    return grad
+"""
+
+
+def test_a_changed_dtype_names_the_dtype_to_keep():
+    check = check_cube_grad(learner(WRONG_DTYPE))
+    assert failed(check) == ["float64 stays float64"]
+    assert "dtype" not in check.first_failure.got  # float32 is torch's default: no dtype shown
+    assert "Keep the dtype of x (torch.float64)" in check.first_failure.fix
+    assert ".float()" in check.first_failure.fix
 
 
 def test_a_summed_gradient_is_caught_as_a_shape_problem():
     check = check_cube_grad(lambda x: cube_grad(x).sum())
     assert "a 0-d tensor (a single number)" not in failed(check)
     assert "its shape is x's shape (5,)" in check.first_failure.fix
+
+
+FORGOT_REQUIRES_GRAD = [
+    """
+def cube_grad(x):
+    leaf = x.detach()
+    (grad,) = torch.autograd.grad(Cube.apply(leaf).sum(), leaf)
+    return grad
+""",
+    """
+def cube_grad(x):
+    leaf = x.detach()
+    Cube.apply(leaf).sum().backward()
+    return leaf.grad
+""",
+]
+
+
+@pytest.mark.parametrize("source", FORGOT_REQUIRES_GRAD, ids=["autograd.grad", "backward"])
+def test_forgetting_requires_grad_names_it_and_where_to_set_it(source):
+    first = problem(source)
+    assert first.got == (
+        "it raised RuntimeError: element 0 of tensors does not require grad and does not have "
+        "a grad_fn"
+    )
+    assert "requires_grad switched on before the call" in first.fix
+    assert "x.detach().requires_grad_(True), then Cube.apply(copy)" in first.fix
+    assert "Read the error" not in first.fix
+
+
+def test_returning_the_callers_x_grad_says_the_gradient_went_to_the_copy():
+    first = problem(
+        """
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    Cube.apply(leaf).sum().backward()
+    return x.grad
+"""
+    )
+    assert first.got == "None"
+    assert first.fix.startswith("cube_grad returned x.grad, the caller's own .grad, which is None")
+
+
+def test_filling_the_callers_grad_through_a_clone_says_so():
+    check = check_cube_grad(
+        learner(
+            """
+def cube_grad(x):
+    copy = x.clone().requires_grad_(True)
+    Cube.apply(copy).sum().backward()
+    return copy.grad
+"""
+        )
+    )
+    assert failed(check)[:2] == [
+        "a tensor that requires grad is left alone",
+        "a non-leaf (the result of other steps)",
+    ]
+    leaf, non_leaf = [c for c in check.cases if not c.passed][:2]
+    assert leaf.got == "None"
+    assert "the gradient went into the caller's x.grad instead" in leaf.fix
+    assert "x.clone() stays connected" in leaf.fix and "x.detach()" in leaf.fix
+    assert "the gradient went into the caller's w.grad instead" in non_leaf.fix
+
+
+def test_a_missing_return_line_is_named():
+    first = problem(
+        """
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    Cube.apply(leaf).sum().backward()
+    leaf.grad
+"""
+    )
+    assert first.got == "None" and first.fix.startswith("cube_grad has no return line")
 
 
 def test_none_from_a_non_leaf_explains_that_only_leaves_get_grad():
@@ -171,24 +455,151 @@ def test_none_from_a_non_leaf_explains_that_only_leaves_get_grad():
         if not x.requires_grad:
             return cube_grad(x)
         Cube.apply(x).sum().backward()  # a non-leaf's .grad stays None; w.grad fills instead
-        return x.grad if x.is_leaf else None
+        return x.grad
 
     check = check_cube_grad(grad_of_caller)
-    assert failed(check) == CASE_NAMES[6:8]
+    assert failed(check) == CASE_NAMES[8:10]
     leaf, non_leaf = (c for c in check.cases if not c.passed)
     assert leaf.got.startswith("x.grad = tensor([ 3., 12.])")
     assert non_leaf.got == "None" and "fills .grad only for leaf tensors" in non_leaf.fix
 
 
-def test_in_place_changes_to_the_callers_tensor_are_caught():
-    def squares_in_place(x):
-        grad = cube_grad(x)
-        if not x.requires_grad:
-            x.mul_(2)
-        return grad
+@pytest.mark.parametrize(
+    ("differentiate", "says"),
+    [
+        ("Cube.apply(leaf).backward()", ".backward() without an argument needs a single number"),
+        (
+            "torch.autograd.grad(Cube.apply(leaf), leaf)",
+            "torch.autograd.grad(outputs, inputs) without grad_outputs needs outputs to be a single number",
+        ),
+    ],
+    ids=["backward", "autograd.grad"],
+)
+def test_differentiating_without_sum_names_the_call_and_the_fix(differentiate, says):
+    check = check_cube_grad(
+        learner(
+            f"""
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    result = {differentiate}
+    return leaf.grad if result is None else result[0]
+"""
+        )
+    )
+    assert "a 0-d tensor (a single number)" not in failed(check)  # one number needs no .sum()
+    first = check.first_failure
+    assert (
+        first.got
+        == "it raised RuntimeError: grad can be implicitly created only for scalar outputs"
+    )
+    assert first.fix.startswith(says) and ".sum()" in first.fix
 
-    first = check_cube_grad(squares_in_place).first_failure
-    assert first.expected.startswith("x keeps its values") and "in place" in first.fix
+
+def test_changing_the_callers_tensor_in_place_is_caught_both_ways():
+    check = check_cube_grad(
+        learner(
+            """
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    (grad,) = torch.autograd.grad(Cube.apply(leaf).sum(), leaf)
+    return x.copy_(grad)
+"""
+        )
+    )
+    first = check.first_failure
+    assert first.expected == "x keeps its values tensor([-2.0000, -1.0000, 0.0000, 0.5000, 3.0000])"
+    assert "changed the caller's x in place" in first.fix
+    leaf = next(c for c in check.cases if c.name == "a tensor that requires grad is left alone")
+    assert "leaf Variable that requires grad" in leaf.got
+    assert leaf.fix.startswith("An in-place operation") and "x * 3, not x.mul_(3)" in leaf.fix
+
+
+def test_changing_a_saved_tensor_in_place_points_to_the_version_check():
+    first = problem(
+        """
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    copy = leaf * 1
+    total = Cube.apply(copy).sum()
+    copy.mul_(2)
+    (grad,) = torch.autograd.grad(total, leaf)
+    return grad
+"""
+    )
+    assert "modified by an inplace operation" in first.got
+    assert first.fix.startswith("A tensor Cube saved for backward was changed in place")
+    assert first.read == "Developer track, “Why save_for_backward: the version-counter safety net”"
+
+
+@pytest.mark.parametrize(
+    ("step", "says"),
+    [
+        ("torch.from_numpy(Cube.apply(leaf).numpy())", ".numpy() leaves PyTorch"),
+        ("torch.from_numpy(Cube.apply(leaf).detach().numpy())", "cut the chain"),
+    ],
+    ids=["numpy", "detach-numpy"],
+)
+def test_numpy_in_the_path_is_named(step, says):
+    first = problem(
+        f"""
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    total = {step}.sum()
+    (grad,) = torch.autograd.grad(total, leaf)
+    return grad
+"""
+    )
+    assert says in first.fix and "Keep every step from Cube.apply(...) to .sum()" in first.fix
+
+
+def test_returning_a_python_float_is_named_on_one_number_and_on_many():
+    check = check_cube_grad(
+        learner(
+            """
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    (grad,) = torch.autograd.grad(Cube.apply(leaf).sum(), leaf)
+    return grad.item()
+"""
+        )
+    )
+    many = check.first_failure
+    assert (
+        many.got == "it raised RuntimeError: a Tensor with 5 elements cannot be converted to Scalar"
+    )
+    assert many.fix.startswith(
+        ".item() turns a tensor holding exactly one number into a Python float"
+    )
+    one = next(c for c in check.cases if c.name == "a 0-d tensor (a single number)")
+    assert one.got == "12.0" and one.fix.startswith(
+        "cube_grad returned a Python float, not a tensor"
+    )
+
+
+def test_returning_autograd_grads_tuple_says_unpack_it():
+    first = problem(
+        """
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    return torch.autograd.grad(Cube.apply(leaf).sum(), leaf)
+"""
+    )
+    assert first.got.startswith("(tensor([12.0000,")
+    assert "(grad,) = torch.autograd.grad(...)" in first.fix
+
+
+def test_recording_switched_off_is_named():
+    first = problem(
+        """
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    with torch.no_grad():
+        total = Cube.apply(leaf).sum()
+    (grad,) = torch.autograd.grad(total, leaf)
+    return grad
+"""
+    )
+    assert "recording switched off (inside torch.no_grad())" in first.fix
 
 
 def test_errors_and_non_functions_never_escape_the_check():
@@ -196,7 +607,10 @@ def test_errors_and_non_functions_never_escape_the_check():
         raise NotImplementedError
 
     check = check_cube_grad(unfinished)
-    assert failed(check) == CASE_NAMES  # NotImplementedError is no refusal of integers
+    # NotImplementedError is no refusal of integers; the Cube's own check still passes.
+    assert failed(check) == [
+        n for n in CASE_NAMES if n != "your Cube's backward multiplies by grad_out"
+    ]
     assert check.first_failure.got == "it raised NotImplementedError: (no message)"
     assert "still raises NotImplementedError" in check.first_failure.fix
 
@@ -208,6 +622,13 @@ def test_errors_and_non_functions_never_escape_the_check():
             raise ValueError("no")
 
     assert "a BadRepr" in check_cube_grad(lambda x: BadRepr()).first_failure.got
+    assert not check_cube_grad(functools.partial(cube_grad)).ok  # no __globals__: no Cube found
+    assert not check_cube_grad(learner("def cube_grad(x):\n    return Kube.apply(x)")).ok
+
+
+def test_a_name_error_says_which_cell_to_run():
+    first = problem("def cube_grad(x):\n    return Kube.apply(x)")
+    assert first.fix.startswith("Kube does not exist where cube_grad was written")
 
 
 def test_a_candidate_that_switches_grad_mode_off_does_not_leak_into_later_cases():
@@ -219,10 +640,68 @@ def test_a_candidate_that_switches_grad_mode_off_does_not_leak_into_later_cases(
     assert torch.is_grad_enabled()
 
 
+# --- hints: the idea, then the PyTorch calls, then the answer ------------------------
+
+
+def test_an_unfinished_answer_is_offered_the_first_hint_only():
+    text = str(check_cube_grad(first_draft))
+    assert text.splitlines()[-1] == (
+        "Stuck? check_cube_grad(cube_grad, hint=1) shows the idea "
+        "(hint=2 the PyTorch calls, then hint=3 the answer)."
+    )
+    assert "Hint 1" not in text and "def cube_grad" not in text
+
+
+def test_hints_are_revealed_one_step_at_a_time():
+    idea = str(check_cube_grad(first_draft, hint=1))
+    assert "Hint 1 of 3 (the idea): Let autograd do the differentiating" in idea
+    assert "Hint 2" not in idea and "torch.autograd.grad" not in idea
+    assert idea.splitlines()[-1].startswith(
+        "Stuck? check_cube_grad(cube_grad, hint=2) shows the PyTorch calls"
+    )
+
+    calls = str(check_cube_grad(first_draft, hint=2))
+    assert "Hint 1 of 3" in calls and "Hint 2 of 3 (the PyTorch calls): x.detach()" in calls
+    assert "torch.autograd.grad(total, copy)" in calls and "def cube_grad" not in calls
+
+    answer = check_cube_grad(first_draft, hint=3)
+    assert "Hint 3 of 3 (the answer):" in str(answer) and "Stuck?" not in str(answer)
+    assert inspect.getsource(cube_grad).splitlines()[0] in str(answer)
+    assert "<pre>def cube_grad(x: torch.Tensor) -&gt; torch.Tensor:" in answer._repr_html_()
+
+
+def test_hint_on_the_verdict_matches_the_hint_argument():
+    assert str(check_cube_grad(first_draft).hint(2)) == str(check_cube_grad(first_draft, hint=2))
+
+
+@pytest.mark.parametrize("level", [-1, 0, 7, "2", None, 2.5])
+def test_odd_hint_levels_never_raise(level):
+    shown = check_cube_grad(first_draft, hint=level).shown
+    assert shown == {7: 3}.get(level, 0)
+
+
 def test_the_html_view_shows_the_first_problem_escaped():
     check = check_cube_grad(first_draft)
     page = check._repr_html_()
     assert "First problem: 1-d values" in page and "✗" in page
-    assert "x.detach().requires_grad_(True)" in page
+    assert "x.detach()" in page and "Stuck?" in page
     assert "<b" in page and "&lt;" not in check_cube_grad(cube_grad)._repr_html_()
     assert "&lt;lambda&gt;" in check_cube_grad(lambda x: x)._repr_html_()
+    assert "Read more:</i> Developer track" in check_cube_grad(learner(FORMULA))._repr_html_()
+
+
+def test_every_section_named_in_a_fix_is_a_developer_track_heading():
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "notebooks/01-custom-function/2-developer.ipynb"
+    headings = {
+        line.lstrip("#").strip()
+        for c in json.loads(path.read_text())["cells"]
+        if c["cell_type"] == "markdown"
+        for line in "".join(c["source"]).splitlines()
+        if line.startswith("#")
+    }
+    for section in READ.values():
+        track, heading = section.split(", “")
+        assert track == "Developer track" and heading.rstrip("”") in headings, section

@@ -213,6 +213,17 @@ def test_round_ste_preset_shows_the_white_lie_everywhere():
     assert "torch.round" in artist(ex, "true").get_label()
 
 
+def test_round_ste_caption_says_the_true_gradient_is_undefined_at_the_jumps():
+    """The plotted truth is 0 everywhere, so the caption and readout say what it hides."""
+    notes = [t.get_text() for t in explore(RoundSTE).figure.texts if t.get_gid() == "note"]
+    assert len(notes) == 1
+    said = " ".join(notes[0].split())
+    assert "0 between the jumps, undefined at them" in said
+    assert said in " ".join(explore(RoundSTE).readout.value.replace("&#x27;", "'").split())
+    assert not [t for t in explore(RoundSTE, torch.round).figure.texts if t.get_gid() == "note"]
+    assert not [t for t in explore(Cube).figure.texts if t.get_gid() == "note"]
+
+
 def test_clamp01_preset_mask_agrees_with_torch_clamp():
     ex = explore(Clamp01)
     x, custom = curve(ex, "custom")
