@@ -2,6 +2,7 @@
 
 import html
 import inspect
+from types import ModuleType
 
 from IPython.display import Code
 
@@ -21,6 +22,21 @@ BOX_COLOURS = {"ok": PALETTE["green"], "problem": PALETTE["vermillion"], "note":
 def show_source(obj: object) -> Code:
     """The source of a lessons_lib class or function, syntax-highlighted in a notebook."""
     return Code(inspect.getsource(obj), language="python")
+
+
+def show_section(module: ModuleType, title: str) -> Code:
+    """The code under a module's `# --- title` comment, up to the next such comment.
+
+    For code that is not one class or function, such as a custom operator with its
+    registrations.
+    """
+    lines = inspect.getsource(module).splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.startswith(f"# --- {title}")]
+    if not starts:
+        raise ValueError(f"no section '# --- {title}' in {module.__name__}")
+    start = starts[0]
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("# --- ")), None)
+    return Code("".join(lines[start + 1 : end]).strip() + "\n", language="python")
 
 
 def message_box(title: str, body_html: str, kind: str = "note") -> str:

@@ -2,7 +2,9 @@
 
 Each class is short and plain because the researcher notebook shows its source
 (``show_source(Sort)``). Every one is tested in tests/test_research.py against
-gradcheck, torch's own ops, or autograd through an unrolled computation.
+gradcheck, torch's own ops, or autograd through an unrolled computation. Importing
+this module also registers two custom operators, ``lessons::numpy_convolve`` and
+``lessons::numpy_correlate``, once: an operator's name is its identity in the process.
 """
 
 from collections import Counter
@@ -11,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 import torch
+import torch.utils.checkpoint
 from torch.autograd import Function
 from torch.autograd.function import once_differentiable
 
@@ -137,6 +140,51 @@ class NumpyConvolve(Function):
         return grad_x, grad_kernel
 
 
+# --- reason 1, the recommended way: a custom operator ------------------------------------
+
+
+@torch.library.custom_op("lessons::numpy_correlate", mutates_args=())
+def numpy_correlate(signal: torch.Tensor, kernel: torch.Tensor) -> torch.Tensor:
+    """Valid 1-D correlation computed by NumPy: the VJPs of numpy_convolve, an op of its own."""
+    out = np.correlate(signal.cpu().numpy(), kernel.cpu().numpy(), mode="valid")
+    return torch.from_numpy(out).to(signal)
+
+
+@numpy_correlate.register_fake  # shapes only: how torch.compile traces it without running it
+def _numpy_correlate_fake(signal, kernel):
+    return signal.new_empty(signal.shape[0] - kernel.shape[0] + 1)
+
+
+@torch.library.custom_op("lessons::numpy_convolve", mutates_args=())
+def numpy_convolve(x: torch.Tensor, kernel: torch.Tensor) -> torch.Tensor:
+    """Full 1-D convolution computed by NumPy, as a custom operator with a backward."""
+    y = np.convolve(x.cpu().numpy(), kernel.cpu().numpy(), mode="full")
+    return torch.from_numpy(y).to(x)
+
+
+@numpy_convolve.register_fake
+def _numpy_convolve_fake(x, kernel):
+    return x.new_empty(x.shape[0] + kernel.shape[0] - 1)
+
+
+def _numpy_convolve_setup_context(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)  # x and kernel
+
+
+def _numpy_convolve_backward(ctx, grad_out):
+    x, kernel = ctx.saved_tensors
+    # The same two correlations as NumpyConvolve.backward, each a call of an operator, so
+    # torch.compile can trace the backward too.
+    grad_x = numpy_correlate(grad_out, kernel) if ctx.needs_input_grad[0] else None
+    grad_kernel = numpy_correlate(grad_out, x) if ctx.needs_input_grad[1] else None
+    return grad_x, grad_kernel
+
+
+numpy_convolve.register_autograd(
+    _numpy_convolve_backward, setup_context=_numpy_convolve_setup_context
+)
+
+
 # --- reason 2: surrogate gradients -----------------------------------------------------
 
 
@@ -195,7 +243,9 @@ class StableSoftplus(Function):
     @staticmethod
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
-        return grad_out * torch.sigmoid(x)  # bounded in [0, 1]: no inf, no NaN
+        # The derivative of softplus itself, not of the forward's pieces: right at x = 0,
+        # where clamp and abs have kinks, and bounded in [0, 1], so never inf or NaN.
+        return grad_out * torch.sigmoid(x)
 
 
 # --- reason 4: memory control -----------------------------------------------------------
@@ -253,32 +303,69 @@ def tanh_stack(x: torch.Tensor, depth: int) -> torch.Tensor:
     return x
 
 
+def tanh_stack_checkpointed(x: torch.Tensor, depth: int) -> torch.Tensor:
+    """tanh_stack under torch.utils.checkpoint: keeps its input, recomputes the rest in backward."""
+    return torch.utils.checkpoint.checkpoint(tanh_stack, x, depth, use_reentrant=False)
+
+
+def tanh_blocks(
+    x: torch.Tensor,
+    blocks: int,
+    depth: int,
+    block: Callable[[torch.Tensor, int], torch.Tensor] = tanh_stack,
+) -> torch.Tensor:
+    """`blocks` blocks of `depth` tanh layers in sequence, each computed by `block(x, depth)`."""
+    for _ in range(blocks):
+        x = block(x, depth)
+    return x
+
+
 # --- reason 5: implicit differentiation ---------------------------------------------------
 
 
+def solve_fixed_point(
+    step: Callable[[torch.Tensor], torch.Tensor], start: torch.Tensor, tol: float, max_iter: int
+) -> tuple[torch.Tensor, int]:
+    """Iterate z <- step(z) from start until no entry moves more than tol; z and the step count."""
+    z, steps = start, 0
+    while steps < max_iter:
+        z_next = step(z)
+        steps += 1
+        moved = (z_next - z).abs().max()
+        z = z_next
+        if moved <= tol:
+            break
+    return z, steps
+
+
 class FixedPointTanh(Function):
-    """z* = tanh(z* Wᵀ + x) for a batch x, solved by iteration; backward by the IFT."""
+    """z* = tanh(z* Wᵀ + x) for a batch x, solved by iteration; backward by the IFT, matrix-free."""
+
+    iterations: ClassVar[dict[str, int]] = {}  # a tally for the lesson: steps of the last solves
 
     @staticmethod
     def forward(ctx, x, weight, tol, max_iter):
-        z = torch.zeros_like(x)
-        for _ in range(max_iter):  # converges when W is a contraction (spectral norm < 1)
-            z_next = torch.tanh(z @ weight.T + x)
-            done = (z_next - z).abs().max() <= tol
-            z = z_next
-            if done:
-                break
+        # Converges when W is a contraction (spectral norm < 1).
+        z, steps = solve_fixed_point(
+            lambda z: torch.tanh(z @ weight.T + x), torch.zeros_like(x), tol, max_iter
+        )
+        FixedPointTanh.iterations["forward"] = steps
         ctx.save_for_backward(z, weight)  # only the answer: the iterates are forgotten
+        ctx.tol, ctx.max_iter = tol, max_iter
         return z
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_out):
         z, weight = ctx.saved_tensors
-        a = 1 - z * z  # tanh' at the fixed point; df/dz = diag(a) W for each row
-        eye = torch.eye(weight.shape[0], dtype=z.dtype)
-        # Implicit function theorem: solve (I - diag(a) W)ᵀ u = grad_out, one system per row.
-        u = torch.linalg.solve(eye - weight.T * a.unsqueeze(-2), grad_out)
+        a = 1 - z * z  # tanh' at the fixed point, so df/dz = diag(a) W for each row
+        # The IFT's linear system (I - df/dz)ᵀ u = grad_out is itself a fixed point,
+        # u = grad_out + (df/dz)ᵀ u, solved by iteration: it converges when forward does.
+        # Each step is one VJP of f, (u * a) @ W, so the n x n Jacobian is never built.
+        u, steps = solve_fixed_point(
+            lambda u: grad_out + (u * a) @ weight, grad_out, ctx.tol, ctx.max_iter
+        )
+        FixedPointTanh.iterations["backward"] = steps
         v = u * a  # u pushed through tanh'
         grad_x = v if ctx.needs_input_grad[0] else None  # df/dx = diag(a)
         grad_weight = v.T @ z if ctx.needs_input_grad[1] else None  # df/dW_ij = a_i z_j
@@ -309,3 +396,37 @@ class Exp(Function):
     def backward(ctx, grad_out):
         (y,) = ctx.saved_tensors
         return grad_out * y
+
+
+# --- torch.compile ------------------------------------------------------------------------
+
+
+def compiled_ops(fn: Callable[..., torch.Tensor], *args: torch.Tensor) -> dict[str, list[str]]:
+    """The operators in the forward and backward graphs torch.compile builds for fn(*args).
+
+    The backend is aot_eager with a note-taker: Dynamo captures fn in one graph
+    (fullgraph=True, so a graph break raises), AOTAutograd splits it into a forward and
+    a backward graph of ATen operators, and both run eagerly, with no code generation.
+    """
+    # Imported here: the compiler stack is slow to load and only this helper needs it.
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+
+    ops: dict[str, list[str]] = {}
+
+    def note_taker(name: str) -> Callable:
+        def compiler(graph: torch.fx.GraphModule, example_inputs: list) -> Callable:
+            ops[name] = [
+                str(getattr(node.target, "overloadpacket", node.target))
+                for node in graph.graph.nodes
+                if node.op == "call_function"
+            ]
+            return make_boxed_func(graph.forward)
+
+        return compiler
+
+    torch._dynamo.reset()  # compile afresh: nothing cached from an earlier call
+    backend = aot_autograd(fw_compiler=note_taker("forward"), bw_compiler=note_taker("backward"))
+    out = torch.compile(fn, backend=backend, fullgraph=True)(*args)
+    torch.autograd.grad(out.sum(), [a for a in args if a.requires_grad])  # builds the backward
+    return ops

@@ -1,5 +1,8 @@
-"""Saved-bytes measurement against known saves; the timing helpers run and return sane numbers."""
+"""Saved-bytes and peak-memory measurements against known answers; timing helpers run sanely."""
 
+from functools import partial
+
+import pytest
 import torch
 import torch.utils.checkpoint
 
@@ -9,6 +12,7 @@ from lessons_lib.measure import (
     Saved,
     forward_backward,
     overhead,
+    peak_memory,
     saved_for_backward,
     seconds_per_call,
 )
@@ -18,6 +22,7 @@ from lessons_lib.research import (
     TanhStackRecompute,
     TanhStackSaved,
     fixed_point_unrolled,
+    tanh_blocks,
     tanh_stack,
 )
 
@@ -50,6 +55,14 @@ def test_save_everything_grows_with_depth_and_recompute_does_not():
             depth, depth * 4000
         )
         assert saved_for_backward(lambda d=depth: TanhStackRecompute.apply(x, d)) == Saved(1, 4000)
+
+
+def test_excluded_inputs_are_not_counted_even_through_a_view():
+    x = leaf(1000)
+    assert saved_for_backward(lambda: Cube.apply(x), exclude=(x,)) == Saved(0, 0)
+    assert saved_for_backward(lambda: TanhStackRecompute.apply(x, 8), exclude=(x,)) == Saved(0, 0)
+    assert saved_for_backward(lambda: Cube.apply(x[:10]), exclude=(x,)) == Saved(0, 0)
+    assert saved_for_backward(lambda: TanhStackSaved.apply(x, 3), exclude=(x,)) == Saved(3, 12000)
 
 
 def test_checkpoint_saves_what_the_recompute_function_saves():
@@ -87,3 +100,43 @@ def test_overhead_runs_and_reports_a_ratio():
     rows = overhead(Exp.apply, torch.exp, [1, 10], repeat=1)
     assert [r.size for r in rows] == [1, 10]
     assert all(isinstance(r, Overhead) and r.ratio > 0 for r in rows)
+
+
+MIB = 2**20
+PEAK_SIZE = MIB // 4  # float32 elements: one tensor of this size is 1 MiB
+
+
+@pytest.fixture(scope="module")
+def peaks():
+    """Peak memory of one deep block and of eight stacked blocks, saving or recomputing."""
+    fns = {
+        "one saved": partial(tanh_blocks, blocks=1, depth=16, block=TanhStackSaved.apply),
+        "one recompute": partial(tanh_blocks, blocks=1, depth=16, block=TanhStackRecompute.apply),
+        "eight saved": partial(tanh_blocks, blocks=8, depth=4, block=TanhStackSaved.apply),
+        "eight recompute": partial(tanh_blocks, blocks=8, depth=4, block=TanhStackRecompute.apply),
+        "autograd 16": partial(tanh_stack, depth=16),
+    }
+    measured = peak_memory(list(fns.values()), PEAK_SIZE)
+    if measured is None:
+        pytest.skip("peak_memory needs os.fork and resource")
+    return dict(zip(fns, (m / MIB for m in measured), strict=True))
+
+
+def test_peak_memory_counts_the_tensors_alive_at_the_worst_moment(peaks):
+    """Autograd of 16 tanh layers holds 16 outputs, then gradients and x.grad: 16 to 20 MiB."""
+    assert 16 <= peaks["autograd 16"] <= 20
+
+
+def test_a_single_recompute_block_has_no_lower_peak_than_saving(peaks):
+    assert peaks["one recompute"] >= 0.9 * peaks["one saved"]
+
+
+def test_stacked_recompute_blocks_lower_the_peak(peaks):
+    """8 blocks of 4: saving holds 32 outputs; recomputing holds 8 block outputs plus 4."""
+    assert peaks["eight recompute"] < 0.5 * peaks["eight saved"]
+    assert 32 <= peaks["eight saved"] <= 37
+
+
+def test_peak_memory_reports_a_failure_in_the_measured_function():
+    with pytest.raises(RuntimeError, match="failed"):
+        peak_memory([partial(torch.reshape, shape=(3, 3))], 10)

@@ -6,8 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch.autograd import gradcheck, gradgradcheck
 from torch.func import grad, jacrev, vmap
+from torch.utils._python_dispatch import TorchDispatchMode  # records backward's operators
 
-from lessons_lib.functions import SigmoidSpike
+from lessons_lib.functions import Cube, SigmoidSpike
+from lessons_lib.measure import saved_for_backward
 from lessons_lib.research import (
     CubeDetachedBackward,
     CubeOnceDifferentiable,
@@ -20,8 +22,14 @@ from lessons_lib.research import (
     StableSoftplus,
     TanhStackRecompute,
     TanhStackSaved,
+    compiled_ops,
     fixed_point_unrolled,
+    numpy_convolve,
+    numpy_correlate,
+    solve_fixed_point,
+    tanh_blocks,
     tanh_stack,
+    tanh_stack_checkpointed,
     train_spiking_layer,
     vjp_error,
 )
@@ -111,6 +119,16 @@ def test_once_differentiable_refuses_double_backward_with_an_error():
         g.backward()
 
 
+def test_once_differentiable_is_silently_zero_when_grad_out_carries_no_graph():
+    """d/dx of (y.sum() + x^2) with y = x^3 is 3x^2 + 2x; its derivative 6x + 2 = 14 at x = 2."""
+    x = torch.tensor([2.0], dtype=F64, requires_grad=True)
+    loss = CubeOnceDifferentiable.apply(x).sum() + (x**2).sum()
+    (g,) = torch.autograd.grad(loss, x, create_graph=True)
+    assert g.item() == pytest.approx(16.0)
+    (gg,) = torch.autograd.grad(g, x)  # no error...
+    assert gg.item() == pytest.approx(2.0)  # ...and the Cube's share, 6x = 12, is missing
+
+
 # --- reason 1: foreign compute -----------------------------------------------------------
 
 
@@ -124,6 +142,71 @@ def test_numpy_convolve_matches_torch_conv1d(n, m):
     # conv1d correlates, so flip the kernel; pad so every overlap is kept ("full").
     expected = torch.nn.functional.conv1d(x.view(1, 1, -1), k.flip(0).view(1, 1, -1), padding=m - 1)
     torch.testing.assert_close(NumpyConvolve.apply(x, k), expected.view(-1))
+
+
+@given(st.integers(1, 9), st.integers(1, 9))
+def test_numpy_convolve_custom_op_matches_the_function_forward_and_backward(n, m):
+    x, k = sample(n), sample(m, seed=1)
+    grad_out = sample(n + m - 1, seed=2, requires_grad=False)
+    ours, theirs = numpy_convolve(x, k), NumpyConvolve.apply(x, k)
+    torch.testing.assert_close(ours, theirs)
+    grads = torch.autograd.grad(ours, (x, k), grad_out)
+    expected = torch.autograd.grad(theirs, (x, k), grad_out)
+    for a, b in zip(grads, expected, strict=True):
+        torch.testing.assert_close(a, b)
+
+
+def test_numpy_convolve_custom_op_passes_gradcheck_and_opcheck():
+    x, k = sample(7), sample(3, seed=1)
+    assert gradcheck(numpy_convolve, (x, k))
+    results = torch.library.opcheck(numpy_convolve, (x, k))
+    assert set(results.values()) == {"SUCCESS"}, results
+    assert set(torch.library.opcheck(numpy_correlate, (x.detach(), k.detach())).values()) == {
+        "SUCCESS"
+    }
+
+
+def test_numpy_convolve_custom_op_refuses_double_backward_with_an_error():
+    x, k = sample(5), sample(2, seed=1)
+    (g,) = torch.autograd.grad((numpy_convolve(x, k) ** 2).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError, match="numpy_correlate"):
+        g.sum().backward()
+
+
+def test_numpy_convolve_custom_op_skips_a_frozen_kernel():
+    x, k = sample(6), sample(3, seed=1, requires_grad=False)
+    numpy_convolve(x, k).sum().backward()
+    assert x.grad.shape == x.shape and k.grad is None
+
+
+def test_compiled_graphs_hold_the_function_traced_numpy_translated_and_the_op_opaque():
+    """aot_eager graphs: Cube's own ops; NumPy turned into torch ops; the custom op as one node."""
+    x, k = sample(5), sample(2, seed=1)
+    cube = compiled_ops(Cube.apply, x)
+    assert cube["forward"] == ["aten.pow"] and "aten.mul" in cube["backward"]
+    function = compiled_ops(NumpyConvolve.apply, x, k)
+    assert "aten.convolution" in function["forward"] and "aten.convolution" in function["backward"]
+    custom = compiled_ops(numpy_convolve, x, k)
+    assert custom == {
+        "forward": ["lessons.numpy_convolve"],
+        "backward": ["lessons.numpy_correlate", "lessons.numpy_correlate"],
+    }
+
+
+def test_numpy_convolve_custom_op_gives_the_eager_result_and_gradient_under_torch_compile():
+    x, k = sample(6), sample(3, seed=1)
+
+    def loss(a, b):
+        return (numpy_convolve(a, b) ** 2).sum()
+
+    compiled = torch.compile(loss, backend="aot_eager", fullgraph=True)
+    torch.testing.assert_close(compiled(x, k), loss(x, k))
+    for a, b in zip(
+        torch.autograd.grad(compiled(x, k), (x, k)),
+        torch.autograd.grad(loss(x, k), (x, k)),
+        strict=True,
+    ):
+        torch.testing.assert_close(a, b)
 
 
 def test_numpy_convolve_keeps_float32_and_skips_a_frozen_kernel():
@@ -172,6 +255,28 @@ def test_stable_softplus_matches_logaddexp_and_stays_finite(value):
     torch.testing.assert_close(x.grad, torch.sigmoid(x.detach()))
 
 
+def stable_softplus_by_autograd(x):
+    """StableSoftplus's forward, left for autograd to differentiate."""
+    return x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))
+
+
+def test_autograd_of_the_stable_rewrite_is_finite_but_says_one_at_zero():
+    x = torch.tensor([-1e4, -30.0, 0.0, 30.0, 1e4], requires_grad=True)
+    (g,) = torch.autograd.grad(stable_softplus_by_autograd(x).sum(), x)
+    assert g.isfinite().all()
+    assert g[2].item() == 1.0  # clamp's 1 plus abs's 0 at the kink; sigmoid(0) is 0.5
+    (ours,) = torch.autograd.grad(StableSoftplus.apply(x).sum(), x)
+    (builtin,) = torch.autograd.grad(torch.nn.functional.softplus(x).sum(), x)
+    assert ours[2].item() == builtin[2].item() == 0.5
+
+
+def test_stable_softplus_keeps_only_x_where_autograd_of_the_rewrite_keeps_two_tensors():
+    x = torch.randn(1000, requires_grad=True)
+    assert saved_for_backward(lambda: StableSoftplus.apply(x)).nbytes == 4000
+    assert saved_for_backward(lambda: torch.nn.functional.softplus(x)).nbytes == 4000
+    assert saved_for_backward(lambda: stable_softplus_by_autograd(x)).nbytes == 8000
+
+
 def test_stable_softplus_works_under_torch_func():
     x = torch.linspace(-50, 50, 7, dtype=F64)
     torch.testing.assert_close(vmap(grad(StableSoftplus.apply))(x), torch.sigmoid(x))
@@ -191,6 +296,19 @@ def test_tanh_stacks_pass_gradcheck_and_match_autograd(fn):
     torch.testing.assert_close(ours, expected)
 
 
+@pytest.mark.parametrize(
+    "block",
+    [TanhStackSaved.apply, TanhStackRecompute.apply, tanh_stack, tanh_stack_checkpointed],
+    ids=["saved", "recompute", "autograd", "checkpoint"],
+)
+def test_tanh_blocks_are_one_deep_stack_whatever_the_block(block):
+    x = sample(6)
+    torch.testing.assert_close(tanh_blocks(x, 3, 2, block), tanh_stack(x, 6))
+    (ours,) = torch.autograd.grad(tanh_blocks(x, 3, 2, block).sum(), x)
+    (expected,) = torch.autograd.grad(tanh_stack(x, 6).sum(), x)
+    torch.testing.assert_close(ours, expected)
+
+
 # --- reason 5: implicit differentiation -------------------------------------------------------------
 
 
@@ -203,6 +321,47 @@ def test_fixed_point_is_a_fixed_point():
 def test_fixed_point_passes_gradcheck_in_x_and_weight():
     x, w = sample(3, 5), contraction(5)
     assert gradcheck(lambda a, b: FixedPointTanh.apply(a, b, 1e-14, 1000), (x, w))
+
+
+def test_solve_fixed_point_stops_at_the_tolerance_and_counts_its_steps():
+    z, steps = solve_fixed_point(lambda z: 0.5 * z + 1, torch.zeros(1, dtype=F64), 1e-6, 100)
+    assert z.item() == pytest.approx(2.0, abs=2e-6) and 15 < steps < 30
+    assert solve_fixed_point(lambda z: 0.5 * z + 1, torch.zeros(1), 0.0, 7)[1] == 7
+
+
+@pytest.mark.parametrize("tol", [1e-4, 1e-6, 1e-8, 1e-10])
+def test_fixed_point_gradient_error_stays_below_the_solver_tolerance(tol):
+    x, w = sample(16, 8), contraction(8)
+    grad_out = sample(16, 8, seed=3, requires_grad=False)
+    exact = torch.autograd.grad(fixed_point_unrolled(x, w, 200), (x, w), grad_out)
+    ours = torch.autograd.grad(FixedPointTanh.apply(x, w, tol, 1000), (x, w), grad_out)
+    assert max((a - b).abs().max().item() for a, b in zip(ours, exact, strict=True)) < tol
+    assert set(FixedPointTanh.iterations) == {"forward", "backward"}
+
+
+class ShapeRecorder(TorchDispatchMode):
+    """Notes the shape of every tensor an ATen operator returns while the mode is on."""
+
+    def __init__(self):
+        super().__init__()
+        self.shapes = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        if isinstance(result, torch.Tensor):
+            self.shapes.append(tuple(result.shape))
+        return result
+
+
+def test_fixed_point_backward_solves_the_adjoint_without_building_a_matrix():
+    """Each backward step is one VJP, (u * a) @ W: no (batch, n, n) tensor is ever made."""
+    x, w = sample(4, 6), contraction(6)
+    z = FixedPointTanh.apply(x, w, 1e-12, 500)
+    grad_out = torch.ones_like(z)
+    with ShapeRecorder() as recorder:
+        z.backward(grad_out)
+    assert (6, 6) in recorder.shapes, "the recorder saw backward's operators (W's gradient)"
+    assert all(len(shape) <= 2 for shape in recorder.shapes), set(recorder.shapes)
 
 
 def test_fixed_point_gradient_agrees_with_unrolled_autograd():

@@ -1,0 +1,26 @@
+"""show_source and show_section return exactly the library code a notebook should display."""
+
+import pytest
+
+from lessons_lib import research
+from lessons_lib.display import show_section, show_source
+
+
+def test_show_source_is_the_class_source():
+    assert show_source(research.Sort).data.startswith("class Sort(Function):")
+
+
+def test_show_section_runs_from_its_comment_to_the_next_section():
+    code = show_section(research, "reason 1, the recommended way").data
+    assert code.startswith('@torch.library.custom_op("lessons::numpy_correlate"')
+    assert "numpy_convolve.register_autograd(" in code
+    assert "# ---" not in code and "class Heaviside" not in code
+
+
+def test_show_section_of_the_last_section_runs_to_the_end_of_the_module():
+    assert show_section(research, "torch.compile").data.rstrip().endswith("return ops")
+
+
+def test_show_section_refuses_an_unknown_title():
+    with pytest.raises(ValueError, match="no section"):
+        show_section(research, "no such section")
