@@ -40,6 +40,7 @@ from lessons_lib.higher_order import (
     second_derivatives,
 )
 from lessons_lib.probe import (
+    SCALE,
     EngineRun,
     Failure,
     as_tuple,
@@ -300,6 +301,27 @@ class Examination:
                 )
         return True
 
+    def _scaled_evidence(self, run: EngineRun, i: int, sample: Sample, ref_output) -> tuple:
+        """One line from the second run, where grad_out was doubled and negated."""
+        plain, scaled = run.raw[i], run.scaled[i]
+        if plain.shape != sample.inputs[i].shape:
+            return ()
+        upstream = single_upstream(ref_output)
+        quotes = (("grad_out", None if upstream is None else SCALE * upstream),)
+        wrong = ~close(scaled, SCALE * plain)
+        prefix = "then, with grad_out doubled and negated, "
+        lines = evidence_lines(
+            wrong,
+            sample.inputs,
+            self.names,
+            SCALE * plain,
+            scaled,
+            at=i,
+            prefix=prefix,
+            quotes=quotes,
+        )
+        return lines[:1]
+
     def _mutated_grad_out(self, run: EngineRun, sample: Sample) -> Finding:
         """What backward wrote into grad_out, against what autograd had put there."""
         evidence, which = [], ""
@@ -367,6 +389,7 @@ class Examination:
                 evidence = evidence_lines(
                     wrong, sample.inputs, self.names, want, got, at=i, quotes=quoted
                 )
+                evidence = evidence[:2] + self._scaled_evidence(run, i, sample, ref_output)
                 self.add(say.chain_rule(name, how, evidence), i)
                 continue
             blown = wrong & ~got.isfinite()

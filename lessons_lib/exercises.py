@@ -247,12 +247,26 @@ def _case_integer(candidate: Callable, cube: type | None) -> Case:
     )
     try:
         result = candidate(x)
-    except (TypeError, ValueError):
-        return Case(name, True)
-    except Exception as error:
+    except (TypeError, ValueError) as error:
+        if "float" in str(error).lower():
+            return Case(name, True)
         return Case(
-            name, False, expected, f"{_error_text(error)} (an error from deep inside PyTorch)", fix
+            name,
+            False,
+            expected,
+            _error_text(error),
+            "Right kind of error, but the message does not say what to pass instead. " + fix,
         )
+    except Exception as error:
+        got = f"{_error_text(error)} (an error from deep inside PyTorch)"
+        own_check = ""
+        tree = _function_tree(candidate)
+        if tree is not None and "dtype" in ast.unparse(tree):
+            own_check = (
+                "Your own check did not fire: a tensor's dtype is torch.int64 or torch.float32, "
+                "never Python's int or float, so compare with x.is_floating_point(). "
+            )
+        return Case(name, False, expected, got, own_check + fix)
     return Case(name, False, expected, f"no error; it returned {short(result)}", fix)
 
 
@@ -305,7 +319,7 @@ def _compare(
         got = got.detach()
         if not torch.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True):
             return Case(name, False, expected, short(got), *_fix_for_values(got, x))
-        return _unchanged(name, x, before)
+        return _unchanged(name, x, before, _alias_note(candidate))
     # Every input starts with .grad None: a gradient found there now leaked from cube_grad.
     leaked = source if source is not None else x
     leaked_into = ("w" if source is not None else "x") if leaked.grad is not None else ""
@@ -314,7 +328,7 @@ def _compare(
     )
 
 
-def _unchanged(name: str, x: torch.Tensor, before: tuple) -> Case:
+def _unchanged(name: str, x: torch.Tensor, before: tuple, alias_note: str = "") -> Case:
     values, requires_grad, grad = before
     if x.requires_grad != requires_grad:
         return Case(
@@ -322,7 +336,7 @@ def _unchanged(name: str, x: torch.Tensor, before: tuple) -> Case:
             False,
             f"x.requires_grad stays {requires_grad}",
             f"x.requires_grad = {x.requires_grad}",
-            "cube_grad switched on requires_grad on the caller's own tensor. " + _COPY,
+            "cube_grad switched on requires_grad on the caller's own tensor. " + alias_note + _COPY,
         )
     if x.grad is not grad and x.is_leaf:
         return Case(
@@ -432,9 +446,25 @@ def _first_parameter(fn: Callable) -> str:
         return ""
 
 
-def _returned(fn: Callable) -> list[str] | None:
-    """The expressions fn's own return statements give back, as source text ("None" for a
-    bare return); None when the source cannot be read (a lambda, a built-in)."""
+def _alias_note(fn: Callable) -> str:
+    """A sentence for `copy = x`, which names the caller's tensor twice and copies nothing."""
+    param = _first_parameter(fn)
+    tree = _function_tree(fn)
+    if tree is None or not param:
+        return ""
+    for node in ast.walk(tree):
+        plain = isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)
+        if plain and node.value.id == param and isinstance(node.targets[0], ast.Name):
+            alias = node.targets[0].id
+            return (
+                f"`{alias} = {param}` gives the same tensor a second name; it does not copy "
+                f"it, so switching on {alias}.requires_grad switches it on for {param}. "
+            )
+    return ""
+
+
+def _function_tree(fn: Callable) -> ast.AST | None:
+    """The syntax tree of fn's own def, or None when its source cannot be read."""
     code = getattr(fn, "__code__", None)
     if code is None or code.co_name == "<lambda>":
         return None
@@ -443,9 +473,16 @@ def _returned(fn: Callable) -> list[str] | None:
     except (OSError, TypeError, SyntaxError):
         return None
     defs = (ast.FunctionDef, ast.AsyncFunctionDef)
-    func = next((n for n in ast.walk(tree) if isinstance(n, defs) and n.name == code.co_name), None)
+    return next((n for n in ast.walk(tree) if isinstance(n, defs) and n.name == code.co_name), None)
+
+
+def _returned(fn: Callable) -> list[str] | None:
+    """The expressions fn's own return statements give back, as source text ("None" for a
+    bare return); None when the source cannot be read (a lambda, a built-in)."""
+    func = _function_tree(fn)
     if func is None:
         return None
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef)
     found, todo = [], list(func.body)
     while todo:
         node = todo.pop()

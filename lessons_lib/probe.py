@@ -80,7 +80,12 @@ def describe_non_function(fn: object, usage: str) -> str:
         return "You passed an nn.Module: it calls operations; a Function defines one."
     if callable(fn):
         return "You passed a plain Python function, not a torch.autograd.Function subclass."
-    return f"You passed a {type(fn).__name__}, not a torch.autograd.Function subclass."
+    return f"You passed {a_or_an(type(fn).__name__)}, not a torch.autograd.Function subclass."
+
+
+def a_or_an(noun: str) -> str:
+    """The noun with its indefinite article: "an int", "a float"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 @contextmanager

@@ -9,7 +9,7 @@ import warnings
 
 import torch
 
-from lessons_lib.probe import Run, describe_non_function, is_function, run_function
+from lessons_lib.probe import Run, a_or_an, describe_non_function, is_function, run_function
 from lessons_lib.verdict import Case, ExerciseCheck, Hint, short
 
 # Uneven on purpose: a backward that ignores grad_out cannot match it by luck.
@@ -129,7 +129,7 @@ def _round_backward_shape_case(run: Run, x: torch.Tensor) -> Case:
     if len(grads) != 1:
         fix = (
             f"backward gave back {len(grads)} things, but forward takes one input (x), so "
-            "backward gives back exactly one thing (no commas, no brackets)."
+            "backward gives back exactly one thing."
         )
         return Case(name, False, expected, _plain(grads), fix)
     (grad,) = grads
@@ -141,13 +141,13 @@ def _round_backward_shape_case(run: Run, x: torch.Tensor) -> Case:
         return Case(name, False, expected, "... (the placeholder)", fix)
     if grad is None:
         fix = (
-            "backward gave back nothing (None), so no blame reaches the numbers before this "
+            "backward gave back nothing (None), so no gradient reaches the numbers before this "
             "step. Did you forget the word return?"
         )
         return Case(name, False, expected, "None", fix)
     if not isinstance(grad, torch.Tensor):
         fix = (
-            f"backward gave back a {type(grad).__name__}, but it must give back a tensor with "
+            f"backward gave back {a_or_an(type(grad).__name__)}, but it must give back a tensor with "
             "one number per input number, like the one that arrived."
         )
         return Case(name, False, expected, _plain(grad), fix)

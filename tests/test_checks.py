@@ -61,7 +61,7 @@ def plain_cube(x):
         (Module(), "nn.Module"),
         (Module, "nn.Module"),
         (Function, "pass your subclass"),
-        (3, "You passed a int"),
+        (3, "You passed an int"),
     ],
     ids=[
         "plain function",

@@ -705,3 +705,54 @@ def test_every_section_named_in_a_fix_is_a_developer_track_heading():
     for section in READ.values():
         track, heading = section.split(", “")
         assert track == "Developer track" and heading.rstrip("”") in headings, section
+
+
+# --- fresh-reader mistakes: an alias is not a copy; an int check that never fires ------
+
+
+def test_copy_equals_x_is_named_as_a_second_name_not_a_copy():
+    namespace = cell(
+        STARTER_CUBE.replace("return 3 * x**2", "return grad_out * 3 * x**2")
+        + """
+def cube_grad(x):
+    copy = x
+    copy.requires_grad_(True)
+    Cube.apply(copy).sum().backward()
+    return copy.grad
+"""
+    )
+    fix = check_cube_grad(namespace["cube_grad"]).first_failure.fix
+    assert "`copy = x` gives the same tensor a second name; it does not copy it" in fix
+
+
+def test_an_error_that_does_not_say_what_to_pass_fails_the_integer_case():
+    namespace = cell(
+        STARTER_CUBE.replace("return 3 * x**2", "return grad_out * 3 * x**2")
+        + """
+def cube_grad(x):
+    if not x.is_floating_point():
+        raise TypeError("wrong type")
+    leaf = x.detach().requires_grad_(True)
+    (grad,) = torch.autograd.grad(Cube.apply(leaf).sum(), leaf)
+    return grad
+"""
+    )
+    check = check_cube_grad(namespace["cube_grad"])
+    assert check.first_failure.name == "an integer tensor is refused with a clear error"
+    assert "does not say what to pass instead" in check.first_failure.fix
+
+
+def test_a_dtype_equals_int_check_that_never_fires_is_explained():
+    namespace = cell(
+        STARTER_CUBE.replace("return 3 * x**2", "return grad_out * 3 * x**2")
+        + """
+def cube_grad(x):
+    if x.dtype == int:
+        raise TypeError("cube_grad needs a floating-point tensor")
+    leaf = x.detach().requires_grad_(True)
+    (grad,) = torch.autograd.grad(Cube.apply(leaf).sum(), leaf)
+    return grad
+"""
+    )
+    fix = check_cube_grad(namespace["cube_grad"]).first_failure.fix
+    assert "Your own check did not fire" in fix and "x.is_floating_point()" in fix

@@ -148,7 +148,7 @@ def test_straight_through_forward_that_raises_stops_before_backward():
         (lambda cls: cls.apply, "You passed MyRound.apply; pass the class MyRound itself"),
         (lambda cls: cls(), "You passed an instance, MyRound()"),
         (lambda cls: torch.round, "You passed a plain Python function"),
-        (lambda cls: 3, "You passed a int"),
+        (lambda cls: 3, "You passed an int"),
         (lambda cls: None, "You passed a NoneType"),
         (lambda cls: "MyRound", "You passed a str"),
     ],
