@@ -120,7 +120,7 @@ class Clamp(Function):
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
         grad_x = None
-        if ctx.needs_input_grad[0]:  # only pay for gradients someone asked for
+        if ctx.needs_input_grad[0]:  # did x require grad? frozen inputs skip the work
             grad_x = grad_out * ((x >= ctx.lo) & (x <= ctx.hi))
         return grad_x, None, None  # one per forward input: x, lo, hi
 
