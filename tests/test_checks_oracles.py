@@ -13,7 +13,7 @@ import torch.testing._internal.autograd_function_db as db
 from torch.autograd import gradcheck
 from torch.autograd.gradcheck import GradcheckError
 
-from lessons_lib import functions, research
+from lessons_lib import checking_research, functions, research
 from lessons_lib.checks import check_function
 
 
@@ -190,6 +190,7 @@ LESSONS_LIB = [
         (BATCH, WEIGHT, 1e-12, 200),
     ),
     (research.Exp, torch.exp, None, None),
+    (checking_research.ComplexCube, lambda x: x**3, None, None),
 ]
 
 
@@ -208,7 +209,7 @@ def test_the_oracle_list_covers_every_function_in_lessons_lib():
     deliberate_mistakes = {research.CubeDetachedBackward}
     everywhere = {
         value
-        for module in (functions, research)
+        for module in (functions, research, checking_research)
         for value in vars(module).values()
         if isinstance(value, type)
         and issubclass(value, torch.autograd.Function)
