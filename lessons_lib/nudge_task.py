@@ -69,8 +69,9 @@ def _square(x: torch.Tensor) -> torch.Tensor:
 
 # x³ at 3 bends enough that every usual slip gives its own number (27.01 is right).
 _CUBE = _Example(_cube, "x³", 3.0, 0.1)
-# x² at -1: a different curve, point and nudge; the right answer is -2.
-_SQUARE = _Example(_square, "x²", -1.0, 0.5)
+# x² at -1: a different curve, point and nudge; the right answer is -2 (and a slip such as
+# missing brackets cannot land on it by coincidence, as it would with h = 0.5).
+_SQUARE = _Example(_square, "x²", -1.0, 0.25)
 
 
 def check_nudge(fn: object, hint: int = 0) -> ExerciseCheck:
@@ -115,7 +116,7 @@ def _cases(fn: Callable) -> list[Case]:
             Case(_CUBE.name, False, got=untested),
             Case(_SQUARE.name, False, got=untested),
         ]
-    runs, got = _run(fn, _CUBE)
+    runs, got, used_f = _run(fn, _CUBE)
     if got is None:
         untested = "not checked yet: fix the problem above first"
         return [
@@ -123,12 +124,12 @@ def _cases(fn: Callable) -> list[Case]:
             Case(_CUBE.name, False, got=untested),
             Case(_SQUARE.name, False, got=untested),
         ]
-    square_runs, got_square = _run(fn, _SQUARE)
+    square_runs, got_square, _ = _run(fn, _SQUARE)
     if got_square is None:  # ran on x³ but not on x²: say so under the x² example's name
         square_case = Case(_SQUARE.name, False, "one number", square_runs.got, square_runs.fix)
     else:
         square_case = _square_case(got_square, got)
-    return [runs, _cube_case(got), square_case]
+    return [runs, _cube_case(got, used_f), square_case]
 
 
 def _signature_problem(fn: Callable) -> tuple[str, str]:
@@ -149,34 +150,53 @@ def _signature_problem(fn: Callable) -> tuple[str, str]:
     return "", ""
 
 
-def _run(fn: Callable, example: _Example) -> tuple[Case, float | None]:
-    """Call fn(f, x, h) on fresh float64 inputs; the runs-case and the number it gave back."""
+_NEVER_CALLED_F = (
+    "my_nudge never called f, so it cannot measure the step it is given. Work only with f, "
+    "x and h: call f(x + h) and f(x - h), not numbers left over from earlier cells (such as "
+    "up and down)."
+)
+
+
+def _run(fn: Callable, example: _Example) -> tuple[Case, float | None, bool]:
+    """Call fn(f, x, h) on fresh float64 inputs: the runs-case, the number it gave back, and
+    whether it called f at all."""
     expected = f"one number, the slope of {example.f_words} at x = {example.x:g}"
     x = torch.tensor([example.x], dtype=torch.float64)
+    calls = []
+
+    def f(where: torch.Tensor) -> torch.Tensor:
+        calls.append(where)  # to tell "used f" from "used numbers from earlier cells"
+        return example.f(where)
+
     try:
-        value = fn(example.f, x, example.h)
+        value = fn(f, x, example.h)
     except Exception as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else "(no message)"
         got = f"my_nudge stopped with an error: {type(error).__name__}: {message}"
         fix = "Read the error, then fix that line. my_nudge's whole body is one short line."
-        return Case(_RUNS, False, expected, got, fix), None
+        if isinstance(error, AttributeError) and "apply" in message:
+            fix = (
+                "f is already a step you can call: it was passed in as TypoCube.apply (the "
+                ".apply is part of it). Write f(x + h), not f.apply(x + h)."
+            )
+        return Case(_RUNS, False, expected, got, fix), None, bool(calls)
     if value is Ellipsis:
         fix = "my_nudge still gives back the placeholder ... from the starter. Replace the ... with your one line."
-        return Case(_RUNS, False, expected, "... (the placeholder)", fix), None
+        return Case(_RUNS, False, expected, "... (the placeholder)", fix), None, bool(calls)
     if value is None:
         fix = "my_nudge gave back nothing (None). Did you forget the word return?"
-        return Case(_RUNS, False, expected, "None", fix), None
+        return Case(_RUNS, False, expected, "None", fix), None, bool(calls)
     number = _as_number(value)
     if number is None:
         fix = _not_one_number_fix(value)
-        return Case(_RUNS, False, expected, _describe(value), fix), None
+        return Case(_RUNS, False, expected, _describe(value), fix), None, bool(calls)
     if not math.isfinite(number):
         fix = (
             f"my_nudge gave back {number}, which is not an ordinary number. Did you divide by "
             "something that is zero, such as h - h?"
         )
-        return Case(_RUNS, False, expected, f"{number}", fix), None
-    return Case(_RUNS, True), number
+        return Case(_RUNS, False, expected, f"{number}", fix), None, bool(calls)
+    return Case(_RUNS, True), number, bool(calls)
 
 
 def _as_number(value: object) -> float | None:
@@ -225,7 +245,7 @@ def _show(number: float) -> str:
     return f"{number:.10g}"
 
 
-def _cube_case(got: float) -> Case:
+def _cube_case(got: float, used_f: bool = True) -> Case:
     """The x³ example: right, or which usual slip gives exactly this number."""
     ex = _CUBE
     up, down = ex.at(ex.x + ex.h), ex.at(ex.x - ex.h)
@@ -235,10 +255,10 @@ def _cube_case(got: float) -> Case:
     )
     if _same(got, ex.expected):
         return Case(ex.name, True)
-    return Case(ex.name, False, expected, _show(got), _cube_fix(got))
+    return Case(ex.name, False, expected, _show(got), _cube_fix(got, used_f))
 
 
-def _cube_fix(got: float) -> str:
+def _cube_fix(got: float, used_f: bool = True) -> str:
     ex = _CUBE
     up, here, down, h = ex.at(ex.x + ex.h), ex.at(ex.x), ex.at(ex.x - ex.h), ex.h
     rise = up - down
@@ -307,6 +327,8 @@ def _cube_fix(got: float) -> str:
             "That is the slope from calculus, 3·x² = 27, not a nudge. The point of nudging "
             "is to measure the slope without knowing the rule: call f at two nudged places."
         )
+    if not used_f:
+        return _NEVER_CALLED_F
     if abs(got - 3 * ex.x**2) < 0.005:
         return (
             f"{_show(got)} is close to 27, but the nudge h = 0.1 gives exactly 27.01. Did you "
@@ -322,8 +344,8 @@ def _square_case(got: float, cube_answer: float) -> Case:
     """The x² example: catches answers that ignore f or the numbers they are given."""
     ex = _SQUARE
     expected = (
-        f"{_show(ex.expected)}  (f(-0.5) = 0.25 and f(-1.5) = 2.25: they differ by -2, over a "
-        "distance of 2 * 0.5 = 1)"
+        f"{_show(ex.expected)}  (f(-0.75) = 0.5625 and f(-1.25) = 1.5625: they differ by -1, "
+        "over a distance of 2 * 0.25 = 0.5)"
     )
     if _same(got, ex.expected):
         return Case(ex.name, True)

@@ -12,7 +12,7 @@ from lessons_lib.nudge_task import check_nudge
 NUDGE_CASES = [
     "my_nudge runs and gives back one number",
     "x³ at x = 3, nudge h = 0.1",
-    "x² at x = -1, nudge h = 0.5",
+    "x² at x = -1, nudge h = 0.25",
 ]
 
 
@@ -130,14 +130,14 @@ def test_a_hard_coded_answer_passes_the_cube_but_not_the_square():
 def test_nudging_cube_instead_of_f_is_caught_on_the_square():
     body = lambda f, x, h: (Cube.apply(x + h) - Cube.apply(x - h)) / (2 * h)  # noqa: E731
     first = first_problem(named(body))
-    assert first.name == "x² at x = -1, nudge h = 0.5"
-    assert first.got == "3.25" and "this time f was x²" in first.fix
+    assert first.name == "x² at x = -1, nudge h = 0.25"
+    assert first.got == "3.0625" and "this time f was x²" in first.fix
 
 
 def test_an_answer_with_numbers_of_its_own_is_caught_on_the_square():
     body = lambda f, x, h: (f(x + h) - f(x - h)) / (2 * h) if x.item() > 0 else 0.0  # noqa: E731
     first = first_problem(named(body))
-    assert first.name == "x² at x = -1, nudge h = 0.5"
+    assert first.name == "x² at x = -1, nudge h = 0.25"
     assert "no numbers of your own" in first.fix
 
 
@@ -233,3 +233,20 @@ def test_the_check_leaves_torch_as_it_found_it():
 def test_the_verdict_has_html_for_the_notebook():
     html = check_nudge(named(lambda f, x, h: (f(x + h) - f(x)) / h))._repr_html_()
     assert "upwards only" in html and "27.91" in html
+
+
+def test_numbers_left_over_from_earlier_cells_are_named_not_a_size_of_its_own():
+    """A fresh reader's first try: the up and down of the notebook's cell, in float32."""
+    up, down = torch.tensor([29.791]), torch.tensor([24.389])
+    check = check_nudge(lambda f, x, h: (up - down) / (2 * h))
+    assert "never called f" in check.first_failure.fix
+
+
+def test_f_dot_apply_is_explained_as_f_already_being_the_step():
+    check = check_nudge(lambda f, x, h: (f.apply(x + h) - f.apply(x - h)) / (2 * h))
+    assert "f is already a step you can call" in check.first_failure.fix
+
+
+def test_missing_brackets_fail_both_examples_not_one_by_coincidence():
+    check = check_nudge(lambda f, x, h: f(x + h) - f(x - h) / (2 * h))
+    assert [c.passed for c in check.cases] == [True, False, False]
