@@ -7,10 +7,12 @@ and on correct ones, and says which bugs it caught, which it missed and how to c
 those; a suite that fails correct code is wrong too. It never raises.
 """
 
+import ast
 import contextlib
 import html
 import inspect
 import io
+import textwrap
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
@@ -196,9 +198,10 @@ def check_my_checks(my_checks: object, hint: int = 0) -> SuiteCheck:
             "check_my_checks(my_checks).",
         )
         return SuiteCheck(name, [case], _hints(), HINT_CALL).hint(hint)
-    cases = [_correct_case(label, _run(my_checks, make())) for label, make in CORRECT]
+    note = _source_note(my_checks)
+    cases = [_correct_case(label, _run(my_checks, make()), note) for label, make in CORRECT]
     trusted = all(c.passed for c in cases)
-    cases += [_bug_case(bug, _run(my_checks, bug.make()), trusted) for bug in CATALOGUE]
+    cases += [_bug_case(bug, _run(my_checks, bug.make()), trusted, note) for bug in CATALOGUE]
     return SuiteCheck(name, cases, _hints(), HINT_CALL).hint(hint)
 
 
@@ -291,7 +294,7 @@ def _learners_line(error: BaseException) -> str:
     return line.split("  # ")[0].strip()  # without a trailing comment
 
 
-def _correct_case(label: str, outcome: Outcome) -> Case:
+def _correct_case(label: str, outcome: Outcome, note: str = "") -> Case:
     """my_checks passes a correct Clamp01, and actually ran it."""
     name = f"passes {label}"
     expected = "my_checks runs it through Clamp01Candidate.apply and finds nothing wrong"
@@ -311,7 +314,8 @@ def _correct_case(label: str, outcome: Outcome) -> Case:
             False,
             expected,
             "my_checks never called Clamp01Candidate.apply, so it checked something else",
-            "Write every check in terms of the Function my_checks is given, not your own "
+            note
+            or "Write every check in terms of the Function my_checks is given, not your own "
             "YourClamp01: start with clamp = Clamp01Candidate.apply, then use clamp(x).",
         )
     if not outcome.found:
@@ -384,7 +388,38 @@ def _fix_for_correct(outcome: Outcome) -> tuple[str, str]:
     return (rule, "")
 
 
-def _bug_case(bug: BrokenClamp, outcome: Outcome, trusted: bool) -> Case:
+def _source_note(my_checks: Callable) -> str:
+    """A sentence for two slips that run without error: a dropped gradcheck result, and a
+    property test that is defined but never called."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(my_checks)))
+    except (OSError, TypeError, SyntaxError):
+        return ""
+    calls = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    for node in ast.walk(tree):
+        given_tests = isinstance(node, ast.FunctionDef) and any(
+            "given" in ast.unparse(d) for d in node.decorator_list
+        )
+        if given_tests and node.name not in calls:
+            return (
+                f"Your property test {node.name} is defined but never called: defining it runs "
+                f"nothing, so call {node.name}() at the end of my_checks. "
+            )
+    for node in ast.walk(tree):
+        dropped = isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+        if dropped and "raise_exception=False" in ast.unparse(node.value):
+            return (
+                "gradcheck(..., raise_exception=False) returns False instead of raising, and "
+                "my_checks drops that result: assert it (assert gradcheck(...)). "
+            )
+    return ""
+
+
+def _bug_case(bug: BrokenClamp, outcome: Outcome, trusted: bool, note: str = "") -> Case:
     name = f"catches {bug.key}: {bug.wrong}"
     if not trusted:
         return Case(
@@ -399,6 +434,6 @@ def _bug_case(bug: BrokenClamp, outcome: Outcome, trusted: bool) -> Case:
         False,
         "my_checks raises an error (or returns False) for this broken Clamp01",
         "my_checks found nothing wrong, so a test suite built from it would pass this bug",
-        bug.catch,
+        note + bug.catch,
         READ_FOR_BUG[bug.key],
     )

@@ -267,3 +267,30 @@ def test_run_my_checks_says_what_one_run_found():
     assert found.endswith("(run on DropsGradOut)")
     assert "Function second" in run_my_checks(Clamp01, forward_only)
     assert "not YourClamp01.apply" in run_my_checks(forward_only, Clamp01.apply)
+
+
+# --- two slips that run without error, named from the learner's own source -------------
+
+
+def dropped_gradcheck_result(Clamp01Candidate):
+    x = torch.tensor([-1.5, -0.5, 0.25, 0.75, 1.5], dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(Clamp01Candidate.apply, (x,), raise_exception=False)
+
+
+def property_never_called(Clamp01Candidate):
+    clamp = Clamp01Candidate.apply
+
+    @given(st.lists(st.floats(-3, 3), min_size=2))
+    def prop(values):
+        x = torch.tensor(values, dtype=torch.float64)
+        assert torch.equal(clamp(x), x.clamp(0, 1))
+
+
+def test_a_dropped_gradcheck_result_is_named():
+    fix = check_my_checks(dropped_gradcheck_result).first_failure.fix
+    assert "returns False instead of raising" in fix and "assert gradcheck(...)" in fix
+
+
+def test_a_property_test_that_is_never_called_is_named():
+    fix = check_my_checks(property_never_called).first_failure.fix
+    assert "Your property test prop is defined but never called" in fix
