@@ -44,8 +44,11 @@ $(READY): requirements.txt pyproject.toml binder/ipython_kernel_config.py
 	@$(BIN)/jupyter labextension disable --level=sys_prefix $(NEWS_PLUGIN) >/dev/null 2>&1
 	@touch $@
 
-# One reveal.js deck per notebook in build/slides/ (headings start slides). The decks load
-# reveal.js from a CDN when opened; offline, present from JupyterLab's Presentation Mode.
+# One reveal.js deck per notebook in build/slides/, in the notebooks' own folders (two
+# lessons share file names), headings start slides. The decks load reveal.js from a CDN
+# when opened; offline, present from JupyterLab's Presentation Mode.
 slides: $(READY)
-	$(BIN)/jupyter nbconvert --to slides --output-dir build/slides \
-		$(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*')
+	@for nb in $$(find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*'); do \
+		dir=build/slides/$$(dirname $${nb#notebooks/}); \
+		$(BIN)/jupyter nbconvert --log-level=WARN --to slides --output-dir $$dir $$nb || exit 1; \
+	done

@@ -12,7 +12,8 @@ from tools.notebooks import notebook_paths
 def test_make_slides_builds_a_deck_per_notebook_with_a_slide_per_heading():
     subprocess.run(["make", "-s", "slides"], cwd=ROOT, check=True, capture_output=True)
     for path in notebook_paths():
-        deck = (ROOT / "build" / "slides" / f"{path.stem}.slides.html").read_text()
+        relative = path.relative_to(ROOT / "notebooks").with_suffix(".slides.html")
+        deck = (ROOT / "build" / "slides" / relative).read_text()
         headings = [
             c
             for c in nbformat.read(path, as_version=4).cells
