@@ -1,10 +1,12 @@
 # Two commands for a fresh machine (Python 3.11+): `make lab` opens the course,
-# `make test` runs every test. Both build .venv/ once and reuse it until
-# requirements.txt or pyproject.toml change.
+# `make test` runs every test. Both build the one .venv/ and reuse it: `make lab` installs
+# the learner's list (requirements.txt), `make test` adds the test tools
+# (requirements-test.txt); each reinstalls only when the files it is keyed on change.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 READY := $(VENV)/.ready
+TEST_READY := $(VENV)/.ready-test
 LAB_ARGS ?=
 COURSE_DIR ?= notebooks  # the browser tests serve a scratch copy instead
 # Loopback only, token kept (JupyterLab's default), nothing fetched from the network;
@@ -16,12 +18,12 @@ LAB_FLAGS := --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(COURSE_DIR) \
 
 NEWS_PLUGIN := @jupyterlab/apputils-extension:announcements
 
-.PHONY: lab test notebooks slides
+.PHONY: lab test notebooks slides binder-link
 
 lab: $(READY)
 	$(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS)
 
-test: $(READY)
+test: $(TEST_READY)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest
@@ -29,20 +31,31 @@ test: $(READY)
 	ATEN_CPU_CAPABILITY=default $(BIN)/pytest notebooks
 
 # Re-run every notebook in a fresh kernel and store it normalised (see tools/notebooks.py).
-notebooks: $(READY)
+notebooks: $(TEST_READY)
 	$(BIN)/python -m tools.notebooks
 
-$(READY): requirements.txt pyproject.toml binder/ipython_kernel_config.py
+$(READY): requirements.txt pyproject.toml binder/ipython_kernel_config.py binder/jupyter_server_config.py
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed: make PYTHON=python3.11 ...")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@echo "Installing the pinned requirements into $(VENV)/ (first run only; a minute or two)"
+	@echo "Installing the learner's pinned requirements into $(VENV)/ (first run only; a minute or two)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
 	@# Every kernel of this environment loads the plain-English hints (lessons_lib/friendly.py).
-	@mkdir -p $(VENV)/etc/ipython
+	@mkdir -p $(VENV)/etc/ipython $(VENV)/etc/jupyter
 	@cp binder/ipython_kernel_config.py $(VENV)/etc/ipython/
+	@# Under a small JupyterHub memory limit (Binder's) the server runs at most two kernels.
+	@cp binder/jupyter_server_config.py $(VENV)/etc/jupyter/
 	@# No "get Jupyter news?" prompt: the course fetches nothing from the network.
 	@$(BIN)/jupyter labextension disable --level=sys_prefix $(NEWS_PLUGIN) >/dev/null 2>&1
 	@touch $@
+
+$(TEST_READY): $(READY) requirements-test.txt
+	@echo "Installing the pinned test tools into $(VENV)/"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	@touch $@
+
+# The Binder link and README badge for this clone's GitHub origin (tools/binder_link.py).
+binder-link:
+	@$(PYTHON) -m tools.binder_link
 
 # One reveal.js deck per notebook in build/slides/, in the notebooks' own folders (two
 # lessons share file names), headings start slides. The decks load reveal.js from a CDN

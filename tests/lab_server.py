@@ -22,6 +22,7 @@ class Lab:
     token: str
     port: int
     log: Path
+    pid: int  # of `make lab`: JupyterLab's server and its kernels run below it
 
 
 def free_loopback_port() -> int:
@@ -60,7 +61,7 @@ def running_lab(
             stderr=subprocess.STDOUT,
             start_new_session=True,  # so the whole make -> jupyter tree can be stopped
         )
-    lab = Lab(f"http://127.0.0.1:{port}", token, port, log)
+    lab = Lab(f"http://127.0.0.1:{port}", token, port, log, server.pid)
     try:
         deadline = time.monotonic() + 90
         while status(f"{lab.base}/api/status?token={token}") != 200:

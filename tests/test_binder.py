@@ -1,41 +1,96 @@
-"""binder/ builds the same environment as requirements.txt, with CPU-only torch."""
+"""binder/ builds the learner's environment, with CPU-only torch, and Binder reads it as meant.
+
+The last tests ask repo2docker itself, the tool Binder builds with: `--no-build` prints
+the Dockerfile it would build, without Docker.
+"""
 
 import re
-from pathlib import Path
+import subprocess
+import sys
 
-ROOT = Path(__file__).resolve().parent.parent
+import pytest
+
+from tests.lab_server import ROOT
+from tests.requirements_files import requirements
+
+BINDER = ROOT / "binder"
 
 
-def pins(path: Path) -> dict[str, str]:
-    """name -> exact version for every `name==version` line of a requirements file."""
-    found = re.findall(r"^([A-Za-z0-9_.\-]+)==(\S+)", path.read_text(), flags=re.M)
-    return {name.lower(): version for name, version in found}
+def pins(path) -> dict[str, str]:
+    """name -> version of the file's own `name==version` lines (includes not followed)."""
+    return {pin.name: pin.spec.removeprefix("==") for pin in requirements(path, follow=False)}
 
 
 def test_binder_takes_cpu_torch_of_the_pinned_version_from_the_cpu_index():
-    binder = (ROOT / "binder" / "requirements.txt").read_text()
+    binder = (BINDER / "requirements.txt").read_text()
     torch_version = pins(ROOT / "requirements.txt")["torch"]
-    assert pins(ROOT / "binder" / "requirements.txt") == {"torch": f"{torch_version}+cpu"}
+    assert pins(BINDER / "requirements.txt") == {"torch": f"{torch_version}+cpu"}
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in binder
 
 
-def test_binder_includes_every_other_pin_of_requirements_txt():
-    assert "-r ../requirements.txt" in (ROOT / "binder" / "requirements.txt").read_text().split(
-        "\n"
-    )
+def test_binder_includes_every_other_pin_of_the_learners_list():
+    assert "-r ../requirements.txt" in (BINDER / "requirements.txt").read_text().split("\n")
 
 
 def test_binder_python_matches_the_course_floor():
-    assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
+    assert (BINDER / "runtime.txt").read_text().strip() == "python-3.11"
     assert 'requires-python = ">=3.11"' in (ROOT / "pyproject.toml").read_text()
 
 
 def test_binder_installs_lessons_lib():
-    assert "pip install" in (ROOT / "binder" / "postBuild").read_text()
-    assert "-e ." in (ROOT / "binder" / "postBuild").read_text()
+    assert "pip install" in (BINDER / "postBuild").read_text()
+    assert "-e ." in (BINDER / "postBuild").read_text()
 
 
-def test_binder_kernels_load_the_plain_english_hints_as_make_does():
-    config = "binder/ipython_kernel_config.py"
-    assert f'cp {config} "$config_dir/"' in (ROOT / "binder" / "postBuild").read_text()
-    assert f"cp {config} $(VENV)/etc/ipython/" in (ROOT / "Makefile").read_text()
+@pytest.mark.parametrize(
+    ("config", "folder"),
+    [("ipython_kernel_config.py", "etc/ipython"), ("jupyter_server_config.py", "etc/jupyter")],
+)
+def test_binder_and_make_install_the_same_kernel_and_server_settings(config, folder):
+    assert f'cp binder/{config} "$prefix/{folder}/"' in (BINDER / "postBuild").read_text()
+    assert f"cp binder/{config} $(VENV)/{folder}/" in (ROOT / "Makefile").read_text()
+    # ... and `make` reinstalls when it changes
+    assert re.search(rf"^\$\(READY\):.* binder/{config}", (ROOT / "Makefile").read_text(), re.M)
+
+
+@pytest.fixture(scope="module")
+def repo2docker():
+    """(Dockerfile, log) that repo2docker prints for this repository without building it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "repo2docker", "--no-build", "--debug", str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout, done.stderr
+
+
+def test_repo2docker_picks_python_3_11_or_newer(repo2docker):
+    dockerfile, log = repo2docker
+    picked = re.search(r"Building conda environment for python=(\d+)\.(\d+)", log)
+    assert picked, log
+    assert (int(picked[1]), int(picked[2])) >= (3, 11)
+    assert "ENV KERNEL_PYTHON_PREFIX=${NB_PYTHON_PREFIX}" in dockerfile  # kernels use that Python
+
+
+def test_repo2docker_installs_binders_requirements_after_copying_the_repository(repo2docker):
+    """binder/requirements.txt includes ../requirements.txt, which exists only once the
+    whole repository is copied in; installed earlier, the build would fail."""
+    lines = repo2docker[0].splitlines()
+    install = lines.index(
+        'RUN ${KERNEL_PYTHON_PREFIX}/bin/pip install --no-cache-dir -r "binder/requirements.txt"'
+    )
+    assert lines.index("COPY --chown=0:0 src/ ${REPO_DIR}/") < install
+    # Only binder/ counts: no other requirements file, no install of the repository as a package.
+    assert [line for line in lines if "pip install" in line] == [lines[install]]
+
+
+def test_repo2docker_runs_binders_postbuild_after_the_requirements(repo2docker):
+    lines = repo2docker[0].splitlines()
+    install = next(
+        i
+        for i, line in enumerate(lines)
+        if 'pip install --no-cache-dir -r "binder/requirements.txt"' in line
+    )
+    assert lines.index("RUN ./binder/postBuild") > install

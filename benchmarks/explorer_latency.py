@@ -1,0 +1,260 @@
+"""Slider to picture inside a real Chromium page: straight to JupyterLab, and over a 100 ms link.
+
+    .venv/bin/python -m benchmarks.explorer_latency [--moves N] [--quiet-load 1.0]
+
+JupyterLab (the real `make lab`: loopback only, with its token) serves a scratch notebook
+with two explorers of RoundSTE, the beginner track's: the explorer as it is, whose point
+moves are drawn in the browser, and the kernel-drawn way it worked before issue 14 (every
+event goes to the kernel, which probes the point and sends back a new 960x600 PNG). Debian's
+Chromium opens the notebook twice: straight, and through a local TCP proxy delaying every
+chunk by 50 ms each way (a 100 ms round trip, ordinary for Binder). For each explorer it
+dispatches key events on a slider handle and times, in the page, from the event to the
+animation frame that shows the picture's change (tools/page_timing.py): a point move
+(the x slider) and a range change (the upper end of the x range).
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import ipywidgets as widgets
+
+from lessons_lib.explorer import explore
+from lessons_lib.explorer_curves import grid
+from lessons_lib.explorer_figure import HEIGHT, WIDTH, Plot
+from lessons_lib.explorer_throttle import Throttle
+
+ROOT = Path(__file__).resolve().parent.parent
+DELAY = 0.05  # seconds each way
+KERNEL_DRAWN_PNG_LEVEL = 1  # what the kernel-drawn explorer used while dragging
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's; never a downloaded one
+LOADS: list[float] = []  # the 1-minute load average as each series starts (ours included)
+
+
+class KernelDrawn(widgets.VBox):
+    """The explorer as it was: each slider event redrawn by the kernel and sent as a PNG."""
+
+    def __init__(self, fn: type) -> None:
+        explorer = explore(fn)  # for its checked setup; this one is never shown
+        self.setup, (lo, hi) = explorer.setup, explorer.range_slider.value
+        self.plot = Plot(self.setup)
+        self.curves = None
+        self._range = None
+        self.point_slider = widgets.FloatSlider(
+            value=explorer.point_slider.value, min=lo, max=hi, step=(hi - lo) / 400
+        )
+        self.range_slider = widgets.FloatRangeSlider(
+            value=(lo, hi), min=lo - 2 * (hi - lo), max=hi + 2 * (hi - lo), step=(hi - lo) / 100
+        )
+        self.image = widgets.Image(
+            format="png", layout=widgets.Layout(width=f"{WIDTH}px", height=f"{HEIGHT}px")
+        )
+        self.image.add_class("explorer-picture")
+        self.point_slider.add_class("explorer-point")
+        self.range_slider.add_class("explorer-range")
+        self._throttle = Throttle(self.draw)
+        for slider in (self.point_slider, self.range_slider):
+            slider.observe(lambda change: self._throttle.request(), "value")
+        super().__init__([self.image, self.point_slider, self.range_slider])
+        self.add_class("kernel-drawn")
+        self.draw()
+
+    def draw(self) -> None:
+        """New curves if the range changed; the point probed at exactly x; a new PNG."""
+        lo, hi = self.range_slider.value
+        if (lo, hi) != self._range:
+            self._range = (lo, hi)
+            with self.point_slider.hold_trait_notifications():
+                self.point_slider.min, self.point_slider.max = lo, hi
+                self.point_slider.step = (hi - lo) / 400
+            self.curves = self.setup.measure(grid(lo, hi, self.setup.samples), [], 1.0)
+            self.plot.draw_curves(self.curves)
+        x = self.point_slider.value
+        self.plot.draw_point(self.setup.measure_point(x, [], 1.0, self.curves))
+        self.image.value = self.plot.png(KERNEL_DRAWN_PNG_LEVEL)
+
+
+NOTEBOOK_CELLS = [
+    f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+    "from benchmarks.explorer_latency import KernelDrawn\n"
+    "from lessons_lib import RoundSTE, explore",
+    "explore(RoundSTE)",
+    "KernelDrawn(RoundSTE)",
+]
+RUN_ALL = """async () => {
+  const app = window.jupyterapp;
+  const panel = app.shell.currentWidget;
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  await app.commands.execute('notebook:run-all-cells');
+}"""
+SHUT_DOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
+# (explorer, its root's CSS selector, the attribute a point move and a range change change)
+EXPLORERS = [
+    ("browser-drawn", ".lessons-explorer", "data-x", "data-revision"),
+    ("kernel-drawn", ".kernel-drawn", "src", "src"),
+]
+
+
+def write_notebook(folder: Path) -> str:
+    """The scratch notebook JupyterLab serves; returns its name."""
+    import nbformat
+
+    from tools.notebooks import KERNELSPEC
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in NOTEBOOK_CELLS]
+    nbformat.write(nb, folder / "latency.ipynb")
+    return "latency.ipynb"
+
+
+def series(page: object, root: str, handle: str, attribute: str, moves: int) -> list[float]:
+    """Milliseconds per move, over `moves` key events alternating right and left."""
+    from tools.page_timing import key_to_picture
+
+    LOADS.append(os.getloadavg()[0])
+    explorer = page.locator(root).first
+    explorer.scroll_into_view_if_needed()
+    picture = explorer.locator(".explorer-picture")
+    times = []
+    for i in range(moves + 1):
+        key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
+        elapsed = key_to_picture(explorer.locator(handle).last, picture, key, attribute)
+        if elapsed is None:
+            raise RuntimeError(f"{root}: the picture did not change within 10 s")
+        if i:  # the first move warms up the page and the kernel
+            times.append(elapsed)
+        page.wait_for_timeout(300)  # let the kernel's answers settle before the next move
+    return times
+
+
+def measure(browser: object, base: str, token: str, notebook: str, moves: int) -> dict:
+    """Point move and range change times for both explorers, through one base URL."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(f"{base}/lab/tree/{notebook}?reset&token={token}")
+        page.wait_for_function(
+            "window.jupyterapp?.shell.currentWidget?.sessionContext !== undefined",
+            timeout=60_000,
+        )
+        page.evaluate(RUN_ALL)
+        page.locator(".lessons-explorer .explorer-picture[data-revision]").wait_for()
+        page.locator(".kernel-drawn img.explorer-picture[src]").wait_for()
+        found = {}
+        for name, root, point, curves in EXPLORERS:
+            found[name, "point move"] = series(
+                page, root, ".explorer-point .noUi-handle", point, moves
+            )
+            found[name, "range change"] = series(
+                page, root, ".explorer-range .noUi-handle", curves, moves
+            )
+        page.evaluate(SHUT_DOWN)
+        return found
+    finally:
+        page.close()
+
+
+def p90(values: list[float]) -> float:
+    """The 90th percentile (inclusive method: within the measured values)."""
+    return statistics.quantiles(values, n=10, method="inclusive")[-1]
+
+
+def wait_for_quiet(threshold: float, patience: float) -> float:
+    """Sleep until the 1-minute load average falls below threshold (or patience runs out)."""
+    deadline = time.monotonic() + patience
+    while (load := os.getloadavg()[0]) >= threshold and time.monotonic() < deadline:
+        time.sleep(15)
+    return load
+
+
+def main(argv: list[str]) -> int:
+    """Measure both explorers over both links; print the table and whether each goal is met."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=20, help="timed key events per case")
+    parser.add_argument("--quiet-load", type=float, help="first wait for a 1-minute load below")
+    parser.add_argument("--patience", type=float, default=1800, help="longest wait, seconds")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    from tests.lab_server import running_lab
+    from tools.slow_link import SlowLink
+
+    if args.quiet_load is not None:
+        wait_for_quiet(args.quiet_load, args.patience)
+    load_before = os.getloadavg()[0]
+    scratch = Path(tempfile.mkdtemp(prefix="explorer-latency-"))
+    try:
+        notebook = write_notebook(scratch)
+        # Private JupyterLab settings and workspaces: the machine's own stay untouched.
+        env = {
+            "JUPYTERLAB_SETTINGS_DIR": str(scratch / "settings"),
+            "JUPYTERLAB_WORKSPACES_DIR": str(scratch / "workspaces"),
+        }
+        with (
+            running_lab(
+                "--LabApp.expose_app_in_browser=True",
+                name="latency",
+                course_dir=scratch,
+                env=env,
+            ) as lab,
+            SlowLink(lab.port, DELAY) as link,
+            sync_playwright() as playwright,
+        ):
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM,
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            )
+            links = {
+                "straight": measure(browser, lab.base, lab.token, notebook, args.moves),
+                "100 ms round trip": measure(
+                    browser, f"http://127.0.0.1:{link.port}", lab.token, notebook, args.moves
+                ),
+            }
+            version = browser.version
+            browser.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    load_after = os.getloadavg()[0]
+
+    print(
+        f"Slider to picture in Chromium {version}, RoundSTE explorer, {args.moves} key events "
+        f"per case; 1-minute load {load_before:.2f} before, {min(LOADS):.2f} to "
+        f"{max(LOADS):.2f} during (this benchmark's own processes included), "
+        f"{load_after:.2f} after"
+    )
+    print(f"{'link':19}{'explorer':15}{'':14}{'median':>9}{'p90':>9}")
+    for link_name, found in links.items():
+        for (name, case), times in found.items():
+            print(
+                f"{link_name:19}{name:15}{case:14}"
+                f"{statistics.median(times):6.0f} ms{p90(times):6.0f} ms"
+            )
+    slow, straight = links["100 ms round trip"], links["straight"]
+    verdicts = [
+        (
+            "point move at 100 ms round trip <= 30 ms (median)",
+            statistics.median(slow["browser-drawn", "point move"]) <= 30,
+        ),
+        (
+            "point move straight no slower than kernel-drawn straight (median)",
+            statistics.median(straight["browser-drawn", "point move"])
+            <= statistics.median(straight["kernel-drawn", "point move"]),
+        ),
+        (
+            "range change at 100 ms round trip <= 100 + 150 ms (median)",
+            statistics.median(slow["browser-drawn", "range change"]) <= 250,
+        ),
+    ]
+    for goal, met in verdicts:
+        print(f"goal: {goal}: {'met' if met else 'MISSED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

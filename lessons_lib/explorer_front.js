@@ -1,0 +1,368 @@
+// The explorer's picture in the browser: the front end of lessons_lib's explorer (anywidget).
+//
+// Plain JavaScript, no build step. Each time the curves change, the kernel sends the
+// picture without its moving parts (a PNG), the sampled curves and where each panel sits
+// (explorer_picture.py). A point move is then drawn here, from those samples, in the same
+// frame as the slider's change: the vertical line, the three markers, the readout and the
+// picture's text alternative. Nothing waits for the kernel; it still learns the new point
+// through the slider's own model. Range, scale and parameter changes need the kernel (only
+// it can run the learner's Function): until their curves arrive the picture says "updating…".
+// Each slider's number box is linked to it here too, in the browser, so a typed x is drawn
+// at once, and the box shows the slider's value without the float noise of its steps.
+
+const ROWS = ["x", "forward", "custom", "true", "differ"]; // the layout of `samples`
+const KEYS = ["forward", "custom", "true"]; // what the readout shows at the point
+const REFERENCE = "IPY_MODEL_"; // how ipywidgets writes a reference to another widget
+
+/** A number as Python's f"{v:.4g}" writes it; "—" when unknown. Ties round away from zero. */
+export function formatNumber(v) {
+  if (v === null || Number.isNaN(v)) return "—";
+  if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
+  if (v === 0) return Object.is(v, -0) ? "-0" : "0";
+  const [mantissa, power] = v.toExponential(3).split("e");
+  const exponent = Number(power);
+  if (exponent < -4 || exponent >= 4) {
+    const sign = exponent < 0 ? "-" : "+";
+    return `${stripZeros(mantissa)}e${sign}${String(Math.abs(exponent)).padStart(2, "0")}`;
+  }
+  return stripZeros(v.toFixed(3 - exponent));
+}
+
+function stripZeros(text) {
+  return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
+}
+
+/** The kernel's float64 rows (x, forward, custom, true, differ) as arrays; null if none. */
+export function unpackSamples(view) {
+  if (!view || view.byteLength === 0) return null;
+  // A copy: a view into a larger message buffer need not be aligned for Float64Array.
+  // numpy wrote little-endian numbers, which is what every browser's platform reads.
+  const values = new Float64Array(
+    view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength),
+  );
+  const n = values.length / ROWS.length;
+  return Object.fromEntries(ROWS.map((row, i) => [row, values.subarray(i * n, (i + 1) * n)]));
+}
+
+/** The sample at x, or -1 between samples: the same rule as Curves.index_of in Python. */
+export function sampleIndex(xs, x, tolerance) {
+  const n = xs.length;
+  if (n < 2) return -1;
+  const first = xs[0];
+  const width = xs[n - 1] - first;
+  const index = Math.round(((x - first) / width) * (n - 1));
+  const close = index >= 0 && index < n && Math.abs(xs[index] - x) <= tolerance * width;
+  return close ? index : -1;
+}
+
+/** What the picture shows at x: from a sample, from the kernel's exact values, or unknown. */
+export function pointAt(x, samples, exact, meta, tolerance) {
+  const index = samples ? sampleIndex(samples.x, x, tolerance) : -1;
+  if (index >= 0) {
+    const at = { x: samples.x[index], differ: samples.differ[index] === 1, known: true };
+    for (const key of KEYS) at[key] = samples[key][index];
+    return at;
+  }
+  if (exact && exact.revision === meta.revision && exact.x === x) {
+    const at = { x, differ: exact.differ, known: true };
+    for (const key of KEYS) at[key] = exact[key] === null ? NaN : exact[key];
+    return at;
+  }
+  const at = { x, differ: false, known: false };
+  for (const key of KEYS) at[key] = NaN;
+  return at;
+}
+
+/** The readout's parts and the picture's text alternative for one point. */
+export function describe(at, style, meta) {
+  const { labels } = style;
+  const values = KEYS.map((key) => [key, `${labels[key]} = ${formatNumber(at[key])}`]);
+  let verdict;
+  if (!at.known) {
+    verdict = "asking the kernel for the values at this exact x";
+  } else if (Number.isNaN(at.custom) || Number.isNaN(at.true)) {
+    verdict = `${labels.custom} and the ${labels.true} cannot be compared here`;
+  } else {
+    const word = at.differ ? "disagree" : "agree";
+    verdict = `${labels.custom} and the ${labels.true} ${word} here`;
+  }
+  const x = `x = ${formatNumber(at.x)}`;
+  const scale = `grad_out = ${formatNumber(meta.scale)}`;
+  const [low, high] = meta.range.map(formatNumber);
+  const alt =
+    `Gradient explorer for ${style.name} over x from ${low} to ${high}: forward on top, ` +
+    `backward against the ${labels.true} below. At ${x}, ${scale}: ` +
+    `${values.map(([, text]) => text).join(", ")}; ${verdict}.`;
+  return { parts: [["x", x], ["scale", scale], ...values], verdict, alt };
+}
+
+/** Whether two lists of slider values are the same (numbers compared to rounding). */
+export function sameValues(a, b) {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((value, i) => sameValues(value, b[i]))
+    );
+  }
+  return Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+/** A slider's value as its box shows it: 12 digits, so 0.30000000000000004 reads 0.3. */
+export function tidy(value) {
+  return Number(value.toPrecision(12));
+}
+
+function nearlyEqual(a, b) {
+  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+function change(model, value) {
+  model.set("value", value);
+  model.save_changes();
+}
+
+/** Keep a slider and its number box(es) together; returns a function that unlinks them. */
+function linkBoxes(slider, boxes) {
+  const ranged = boxes.length === 2; // a range slider: a box for each end
+  const valueOf = (i) => (ranged ? slider.get("value")[i] : slider.get("value"));
+  const follow = () =>
+    boxes.forEach((box, i) => {
+      const shown = tidy(valueOf(i));
+      if (box.get("value") !== shown) change(box, shown);
+    });
+  const typed = boxes.map((box, i) => () => {
+    const value = box.get("value");
+    if (nearlyEqual(value, valueOf(i))) return; // the box only followed the slider
+    if (!ranged) return change(slider, value);
+    const ends = [...slider.get("value")];
+    ends[i] = value;
+    if (ends[0] > ends[1]) {
+      // Past the other end: refused. Put the box back once its own change has settled.
+      return queueMicrotask(() => change(box, tidy(valueOf(i))));
+    }
+    change(slider, ends);
+  });
+  slider.on("change:value", follow);
+  boxes.forEach((box, i) => box.on("change:value", typed[i]));
+  follow();
+  return () => {
+    slider.off("change:value", follow);
+    boxes.forEach((box, i) => box.off("change:value", typed[i]));
+  };
+}
+
+function modelOf(model, reference) {
+  return model.widget_manager.get_model(reference.slice(REFERENCE.length));
+}
+
+/** Once per explorer, views or not: link every slider to its number box(es). */
+async function initialize({ model }) {
+  const unlinks = [];
+  for (const references of model.get("controls").boxes) {
+    const [slider, ...boxes] = await Promise.all(references.map((ref) => modelOf(model, ref)));
+    unlinks.push(linkBoxes(slider, boxes));
+  }
+  return () => unlinks.forEach((unlink) => unlink());
+}
+
+function toPixels(panel, x, y) {
+  const [left, top, width, height] = panel.box;
+  return [
+    left + ((x - panel.x[0]) / (panel.x[1] - panel.x[0])) * width,
+    top + ((panel.y[1] - y) / (panel.y[1] - panel.y[0])) * height,
+  ];
+}
+
+function clipTo(context, panel) {
+  const [left, top, width, height] = panel.box;
+  context.beginPath();
+  context.rect(left, top, width, height);
+  context.clip();
+}
+
+/** The moving parts: a line across both panels at x, and each known value's marker. */
+function drawMovingParts(context, at, style, panels) {
+  context.clearRect(0, 0, style.width, style.height);
+  for (const panel of panels) {
+    context.save();
+    clipTo(context, panel);
+    const [px] = toPixels(panel, at.x, 0);
+    const [, top, , height] = panel.box;
+    context.strokeStyle = style.line.colour;
+    context.lineWidth = style.line.width;
+    context.beginPath();
+    context.moveTo(px, top);
+    context.lineTo(px, top + height);
+    context.stroke();
+    context.restore();
+  }
+  for (const key of KEYS) {
+    if (!Number.isFinite(at[key])) continue;
+    const marker = style.markers[key];
+    const panel = panels[marker.panel];
+    const [px, py] = toPixels(panel, at.x, at[key]);
+    const r = marker.size / 2;
+    context.save();
+    clipTo(context, panel);
+    context.beginPath();
+    if (marker.shape === "diamond") {
+      const d = r * Math.SQRT2; // matplotlib's "D": a square of side `size`, turned 45°
+      context.moveTo(px, py - d);
+      context.lineTo(px + d, py);
+      context.lineTo(px, py + d);
+      context.lineTo(px - d, py);
+      context.closePath();
+    } else {
+      context.arc(px, py, r, 0, 2 * Math.PI);
+    }
+    context.fillStyle = marker.colour;
+    context.strokeStyle = marker.colour;
+    context.lineWidth = style.edge;
+    context.fill();
+    context.stroke();
+    context.restore();
+  }
+}
+
+function layer(style, scale) {
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(style.width * scale);
+  canvas.height = Math.round(style.height * scale);
+  canvas.setAttribute("aria-hidden", "true");
+  Object.assign(canvas.style, {
+    position: "absolute",
+    left: "0",
+    top: "0",
+    width: `${style.width}px`,
+    height: `${style.height}px`,
+  });
+  const context = canvas.getContext("2d");
+  context.setTransform(scale, 0, 0, scale, 0, 0);
+  return [canvas, context];
+}
+
+function writeReadout(readout, words, style) {
+  const line = document.createElement("div");
+  line.style.cssText = "font-family: monospace; font-size: 1.15em;";
+  for (const [key, text] of words.parts) {
+    const span = document.createElement("span");
+    span.textContent = text;
+    span.style.marginRight = "1.5em";
+    if (style.markers[key]) span.style.color = style.markers[key].colour;
+    line.append(span, " "); // a space, so a screen reader does not run the values together
+  }
+  const verdict = document.createElement("div");
+  verdict.textContent = `${words.verdict[0].toUpperCase()}${words.verdict.slice(1)}.`;
+  readout.replaceChildren(line, verdict);
+  if (style.note) {
+    const note = document.createElement("div");
+    note.textContent = style.note;
+    readout.append(note);
+  }
+}
+
+/** ipywidgets leaves slider handles unnamed: give each its slider's label, for screen readers. */
+function nameHandles(root) {
+  for (const handle of root.querySelectorAll(".noUi-handle:not([aria-label])")) {
+    const label = handle.closest(".widget-slider")?.querySelector(".widget-label")?.textContent;
+    if (!label) continue;
+    const end = handle.classList.contains("noUi-handle-upper") ? ", upper end" : ", lower end";
+    const ranged = handle.parentElement?.parentElement?.querySelectorAll(".noUi-handle").length > 1;
+    handle.setAttribute("aria-label", ranged ? `${label}${end}` : label);
+  }
+}
+
+async function render({ model, el }) {
+  const style = model.get("style");
+  const controls = model.get("controls");
+  const point = await modelOf(model, controls.point);
+  const inputs = await Promise.all(controls.inputs.map((input) => modelOf(model, input)));
+
+  const picture = document.createElement("div");
+  picture.className = "explorer-picture";
+  picture.setAttribute("role", "img");
+  picture.style.cssText = `position: relative; width: ${style.width}px; height: ${style.height}px;`;
+  const [back, backContext] = layer(style, 1); // the kernel's PNG, pixel for pixel
+  const [front, frontContext] = layer(style, window.devicePixelRatio || 1);
+  const badge = document.createElement("div");
+  badge.className = "explorer-badge";
+  badge.textContent = "updating…";
+  badge.setAttribute("aria-hidden", "true");
+  badge.hidden = true;
+  badge.style.cssText =
+    "position: absolute; top: 6px; right: 8px; padding: 2px 10px; border-radius: 4px; " +
+    "background: rgba(255, 255, 255, 0.9); border: 1px solid #999; font: 14px sans-serif;";
+  picture.append(back, front, badge);
+  const readout = document.createElement("div");
+  readout.className = "explorer-readout";
+  readout.setAttribute("aria-live", "polite");
+  el.append(picture, readout);
+
+  let shown = { samples: null, meta: null }; // the curves on screen
+  let latest = 0; // the newest curves received: a slower, older decode is dropped
+  let closed = false; // the view was removed
+
+  function drawPoint() {
+    const { samples, meta } = shown;
+    if (!meta) return;
+    const at = pointAt(point.get("value"), samples, model.get("exact"), meta, style.on_grid);
+    drawMovingParts(frontContext, at, style, meta.panels);
+    const words = describe(at, style, meta);
+    writeReadout(readout, words, style);
+    picture.setAttribute("aria-label", words.alt);
+    picture.dataset.x = String(at.x); // for tests and benchmarks: the x now drawn
+  }
+
+  function showBusy() {
+    if (!shown.meta) return;
+    const asked = inputs.map((input) => input.get("value"));
+    const busy = !sameValues(asked, shown.meta.inputs);
+    badge.hidden = !busy;
+    back.style.opacity = busy ? "0.5" : "1";
+    picture.classList.toggle("explorer-updating", busy);
+    picture.setAttribute("aria-busy", String(busy));
+  }
+
+  async function showCurves() {
+    const ticket = ++latest;
+    const meta = model.get("meta");
+    const samples = unpackSamples(model.get("samples"));
+    const png = new Blob([model.get("background")], { type: "image/png" });
+    const bitmap = await createImageBitmap(png); // decoded off the main thread
+    if (closed || ticket !== latest) return bitmap.close();
+    backContext.clearRect(0, 0, style.width, style.height);
+    backContext.drawImage(bitmap, 0, 0, style.width, style.height);
+    bitmap.close();
+    shown = { samples, meta };
+    picture.dataset.revision = String(meta.revision);
+    drawPoint();
+    showBusy();
+  }
+
+  let handles = null;
+  function watchHandles() {
+    const root = el.closest(".lessons-explorer");
+    if (closed) return;
+    if (!root) return requestAnimationFrame(watchHandles); // not in the page yet
+    handles = new MutationObserver(() => nameHandles(root));
+    handles.observe(root, { childList: true, subtree: true });
+    nameHandles(root);
+  }
+
+  model.on("change:meta", showCurves);
+  model.on("change:exact", drawPoint);
+  point.on("change:value", drawPoint);
+  for (const input of inputs) input.on("change:value", showBusy);
+  watchHandles();
+  await showCurves();
+  return () => {
+    closed = true;
+    point.off("change:value", drawPoint);
+    for (const input of inputs) input.off("change:value", showBusy);
+    handles?.disconnect();
+  };
+}
+
+export default { initialize, render };

@@ -1,0 +1,56 @@
+"""The explorer's picture as a widget: the kernel's half of explorer_front.js (anywidget).
+
+Only a change of the curves travels: the picture without its moving parts (a PNG), the
+sampled curves as float64 rows, and what the front end needs to place a point on them
+(each panel's box and limits, the inputs the curves were measured with). The front end
+draws every point move from these by itself; the kernel answers only for an x that
+falls between samples (a typed value), with the exact values there.
+"""
+
+import math
+from pathlib import Path
+
+import anywidget
+import ipywidgets as widgets
+import numpy as np
+import traitlets
+
+from lessons_lib.explorer_curves import KEYS, Curves
+
+FRONT_END = Path(__file__).with_name("explorer_front.js")
+
+
+class Picture(anywidget.AnyWidget):
+    """The picture, its readout and its text alternative, drawn in the browser."""
+
+    _esm = FRONT_END
+    background = traitlets.Bytes(b"").tag(sync=True)  # PNG: the picture without the point
+    samples = traitlets.Bytes(b"").tag(sync=True)  # float64 rows: x, forward, custom, true, differ
+    meta = traitlets.Dict().tag(sync=True)  # revision, inputs, range, grad_out scale, panels
+    exact = traitlets.Dict().tag(sync=True)  # the values at an x between samples, or {}
+    style = traitlets.Dict().tag(sync=True)  # fixed: names, colours, marker shapes and sizes
+    # The sliders it listens to in the browser: the point, and every input of the curves.
+    controls = traitlets.Dict().tag(sync=True, **widgets.widget_serialization)
+
+    def show(self, background: bytes, curves: Curves, meta: dict, exact: dict) -> None:
+        """Send new curves in one message; the front end swaps them in on seeing the new meta."""
+        with self.hold_sync():
+            self.background = background
+            self.samples = pack(curves)
+            self.exact = exact
+            self.meta = meta
+
+
+def pack(curves: Curves) -> bytes:
+    """The curves as five little-endian float64 rows: x, forward, custom, true, differ."""
+    unknown = np.full(curves.x.shape, np.nan)
+    rows = [curves.x]
+    rows += [unknown if getattr(curves, key) is None else getattr(curves, key) for key in KEYS]
+    rows.append(curves.differ().astype(np.float64))
+    return np.stack(rows).astype("<f8").tobytes()
+
+
+def exact_values(point: dict, revision: int) -> dict:
+    """A point's values for the front end: JSON has no NaN, so unknown values become null."""
+    values = {key: None if math.isnan(point[key]) else point[key] for key in KEYS}
+    return {"revision": revision, "x": point["x"], **values, "differ": point["differ"]}

@@ -1,0 +1,92 @@
+"""Binder's environment, built from binder/ alone as repo2docker builds it, runs the course.
+
+tools/binder_env.py builds it into build/binder-env/ (a fresh venv each run; pip's cache
+kept); its log is build/binder-env.log. nbval then re-runs every notebook in a kernel of
+that environment, so a learner's environment that cannot run the course fails CI. Marked
+`binder` (a few minutes): `make test` runs it; `pytest -m "not binder"` skips it.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+
+import nbformat
+import pytest
+
+from tests.lab_server import ROOT
+from tests.requirements_files import normalise
+from tests.test_requirements import TEST_TOOLS
+from tools.binder_env import DEFAULT, build
+
+pytestmark = pytest.mark.binder
+LOG = ROOT / "build" / "binder-env.log"
+
+
+@pytest.fixture(scope="module")
+def binder_python():
+    LOG.parent.mkdir(exist_ok=True)
+    with LOG.open("w") as log:
+        try:
+            return build(DEFAULT, log)
+        except subprocess.CalledProcessError as error:
+            tail = "\n".join(LOG.read_text().splitlines()[-30:])
+            pytest.fail(f"Binder's environment did not build ({error.cmd}):\n{tail}")
+
+
+def installed(python) -> dict[str, str]:
+    listed = subprocess.run(
+        [python, "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
+    ).stdout
+    return {normalise(p["name"]): p["version"] for p in json.loads(listed)}
+
+
+def test_binders_environment_holds_cpu_torch_and_no_test_tool(binder_python):
+    packages = installed(binder_python)
+    assert packages["torch"].endswith("+cpu")
+    # nbformat and nbclient, pinned for the tools, come with JupyterLab: not asked about here.
+    assert set(packages) & TEST_TOOLS == set(), "a learner's environment pulled in a test tool"
+
+
+def test_binders_server_and_kernels_load_the_course_settings(binder_python):
+    shown = subprocess.run(
+        [binder_python.parent / "jupyter", "server", "--show-config"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "kernel_manager_class = <class 'CourseKernelManager'>" in shown
+    prefix = binder_python.parent.parent
+    assert (prefix / "etc" / "ipython" / "ipython_kernel_config.py").exists()
+
+
+def test_every_notebook_passes_nbval_in_a_kernel_of_binders_environment(binder_python, tmp_path):
+    spec = tmp_path / "kernels" / "binder-env"
+    spec.mkdir(parents=True)
+    argv = [str(binder_python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": "Binder", "language": "python"})
+    )
+    # The suite's own nbval options, but with that kernel instead of this environment's.
+    addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    options = addopts["addopts"].replace("--nbval-current-env", "--nbval-kernel-name=binder-env")
+    assert "--nbval-kernel-name=binder-env" in options
+    # One more notebook proves the kernel is Binder's: its stored output is that sys.prefix.
+    probe = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("import sys; print(sys.prefix)")]
+    )
+    probe.cells[0].execution_count = 1
+    probe.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"{DEFAULT}\n")]
+    nbformat.write(probe, tmp_path / "which_environment.ipynb")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-o", f"addopts={options}", "notebooks", tmp_path],
+        cwd=ROOT,
+        env={**os.environ, "JUPYTER_PATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+    )
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
+    assert done.returncode == 0, done.stdout[-6000:]
+    assert re.search(r"\d+ passed", summary) and "failed" not in summary, summary

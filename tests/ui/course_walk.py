@@ -1,0 +1,115 @@
+"""A learner's walk through the course in JupyterLab, as JupyterLab leaves it by default.
+
+Open the course map, run it, follow its link to a track, run that, follow the track's link
+to the exercise, run that: nothing closed, no kernel shut down by hand. Shared by the
+memory test (tests/ui/test_memory_in_browser.py) and benchmarks/lab_memory.py.
+"""
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.lab_server import ROOT, Lab, running_lab
+from tools.notebooks import notebook_paths
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # as tests/ui/conftest.py
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+COURSE_MAP = "00-start-here.ipynb"
+EXERCISE = "exercises/your-own-backward-pass.ipynb"
+TRACKS = {
+    "beginner": "01-custom-function/1-beginner.ipynb",
+    "developer": "01-custom-function/2-developer.ipynb",
+    "researcher": "01-custom-function/3-researcher.ipynb",
+}
+# What JupyterHub tells a server on mybinder.org: its memory limit, 2 GiB, in bytes.
+BINDER_MEM_LIMIT = str(2 << 30)
+# JupyterLab's own kernel manager, for comparison with the course's (binder/jupyter_server_config.py).
+STOCK = "--ServerApp.kernel_manager_class=jupyter_server.services.kernels.kernelmanager.AsyncMappingKernelManager"
+SHOWING = """(path) => {
+  const panel = window.jupyterapp?.shell.currentWidget;
+  return panel?.context?.path === path && panel.sessionContext !== undefined;
+}"""
+RUN_ALL = """async () => {
+  const app = window.jupyterapp;
+  const panel = app.shell.currentWidget;
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  await app.commands.execute('notebook:run-all-cells');
+  const cells = panel.content.widgets.filter(cell => cell.model.type === 'code');
+  return cells.map(cell => cell.model.outputs.toJSON());
+}"""
+OPEN = "async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }"
+
+
+def walk(track: str) -> list[str]:
+    """The course map, then the track, then the exercise: each linked from the one before."""
+    return [COURSE_MAP, TRACKS[track], EXERCISE]
+
+
+def every_notebook() -> list[str]:
+    """Every notebook of the course, as paths below notebooks/."""
+    return [p.relative_to(ROOT / "notebooks").as_posix() for p in notebook_paths()]
+
+
+@contextmanager
+def course_lab(*lab_args: str) -> Iterator[Lab]:
+    """`make lab` as on Binder, on a scratch copy of notebooks/, JupyterLab's default settings.
+
+    As on Binder: with the memory limit JupyterHub declares there. The copy takes the
+    autosaves of the notebooks run; the private settings and workspace folders keep the
+    machine's own JupyterLab settings out of the measurement.
+    """
+    with tempfile.TemporaryDirectory(prefix="course-walk-") as scratch:
+        copy = Path(scratch) / "notebooks"
+        shutil.copytree(
+            ROOT / "notebooks", copy, ignore=shutil.ignore_patterns(".ipynb_checkpoints")
+        )
+        env = {
+            "MEM_LIMIT": BINDER_MEM_LIMIT,
+            "JUPYTERLAB_SETTINGS_DIR": f"{scratch}/settings",
+            "JUPYTERLAB_WORKSPACES_DIR": f"{scratch}/workspaces",
+        }
+        args = ("--LabApp.expose_app_in_browser=True", *lab_args)
+        with running_lab(*args, name="walk", course_dir=copy, env=env) as lab:
+            yield lab
+
+
+def start(page, lab: Lab) -> None:
+    """Open the course map, as the Binder link and `make lab` do."""
+    page.goto(f"{lab.base}/lab/tree/{COURSE_MAP}?reset&token={lab.token}")
+    page.wait_for_function(SHOWING, arg=COURSE_MAP, timeout=60_000)
+
+
+def follow_link(page, path: str) -> None:
+    """Click the current notebook's link to `path` (JupyterLab opens it in a new tab)."""
+    link = page.locator(
+        f".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown a[href*='/files/{path}?']"
+    ).first
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.wait_for_function(SHOWING, arg=path, timeout=60_000)
+
+
+def open_notebook(page, path: str) -> None:
+    """Open `path` as the file browser does (or bring its tab to the front if open)."""
+    page.evaluate(OPEN, path)
+    page.wait_for_function(SHOWING, arg=path, timeout=60_000)
+
+
+def run_all(page) -> list:
+    """Run every cell of the notebook in front, as Run > Run All Cells does; its outputs."""
+    return page.evaluate(RUN_ALL)
+
+
+def running_kernels(page) -> int:
+    """How many kernels the server runs, as JupyterLab's running-kernels panel counts them."""
+    return page.evaluate(
+        """async () => {
+          const kernels = window.jupyterapp.serviceManager.kernels;
+          await kernels.refreshRunning();
+          return Array.from(kernels.running()).length;
+        }"""
+    )

@@ -1,0 +1,254 @@
+"""The explorer in JupyterLab over a slow link: point moves never wait, keyboard alone suffices.
+
+A scratch notebook is served by the real `make lab` and opened in Debian's Chromium
+through tools/slow_link.py, a local proxy adding 50 ms each way (a 100 ms round trip, as
+on Binder). A point move must be drawn by the browser within a frame, even while the
+kernel sleeps in another cell; a range change shows "updating…" until its curves arrive;
+every control is reached and used with the keyboard alone; a broken Function still
+shows its message inside the widget.
+"""
+
+import shutil
+
+import nbformat
+import pytest
+
+from tests.lab_server import running_lab
+from tools.notebooks import KERNELSPEC
+from tools.page_timing import key_to_picture
+from tools.slow_link import SlowLink
+
+DELAY = 0.05  # seconds each way
+ROUND_TRIP_MS = 2000 * DELAY
+CELLS = [
+    "from lessons_lib import RoundSTE, explore\nex = explore(RoundSTE)\nex",
+    'import time\n\nprint("sleeping", flush=True)\ntime.sleep(5)',
+    "print(ex.point_slider.value, ex.range_slider.value, ex.scale_slider.value)",
+    "import torch\n\nfrom lessons_lib import explore\n\n\n"
+    "class Broken(torch.autograd.Function):\n"
+    "    @staticmethod\n"
+    "    def forward(ctx, x):\n"
+    '        raise ValueError("forgot to return")\n\n'
+    "    @staticmethod\n"
+    "    def backward(ctx, grad_out):\n"
+    "        return grad_out\n\n\n"
+    "explore(Broken)",
+]
+RUN_CELL = """async ([index, wait]) => {
+  const app = window.jupyterapp;
+  const panel = app.shell.currentWidget;
+  panel.content.activeCellIndex = index;
+  const done = app.commands.execute('notebook:run-cell');
+  if (wait) await done;
+}"""
+OUTPUT_TEXT = """(index) => window.jupyterapp.shell.currentWidget.content.widgets[index].model.outputs
+  .toJSON().map((output) => [].concat(output.text ?? '').join('')).join('')"""
+KERNEL_STATUS = (
+    "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status"
+)
+KERNEL_IS = f"(status) => ({KERNEL_STATUS})() === status"
+FINISHED = """(index) =>
+  window.jupyterapp.shell.currentWidget.content.widgets[index].model.executionCount !== null"""
+SHUT_DOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
+FOCUSED = """() => {
+  const e = document.activeElement;
+  return e.getAttribute('aria-label') || (e.labels && e.labels[0]?.textContent) || e.tagName;
+}"""
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    scratch = tmp_path_factory.mktemp("explorer")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
+    nbformat.write(nb, scratch / "explorer.ipynb")
+    env = {
+        "JUPYTERLAB_SETTINGS_DIR": str(scratch / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(scratch / "workspaces"),
+    }
+    with running_lab(
+        "--LabApp.expose_app_in_browser=True", name="ui-explorer", course_dir=scratch, env=env
+    ) as lab:
+        yield lab
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def slow_link(lab):
+    with SlowLink(lab.port, DELAY) as link:
+        yield link
+
+
+@pytest.fixture
+def page(browser, lab, slow_link):
+    """The scratch notebook opened over the slow link, its kernel idle; shut down after."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    fetched = []  # anything the page asks of a host other than this machine's loopback
+    page.on("request", lambda request: fetched.append(request.url))
+    base = f"http://127.0.0.1:{slow_link.port}"
+    page.goto(f"{base}/lab/tree/explorer.ipynb?reset&token={lab.token}")
+    page.wait_for_function(KERNEL_IS, arg="idle", timeout=60_000)
+    yield page
+    page.evaluate(SHUT_DOWN)
+    page.close()
+    local = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:")
+    assert [url for url in fetched if not url.startswith(local)] == []
+
+
+def alt(page, index=0):
+    return page.locator(".explorer-picture").nth(index).get_attribute("aria-label")
+
+
+def wait_for_words(page, *words, index=0, timeout=10_000):
+    """Wait until the picture's text alternative says every one of `words`."""
+    page.wait_for_function(
+        "([index, words]) => { const label = document.querySelectorAll('.explorer-picture')"
+        "[index]?.getAttribute('aria-label') ?? ''; return words.every((w) => label.includes(w)); }",
+        arg=[index, list(words)],
+        timeout=timeout,
+    )
+
+
+def fresh_explorer(page):
+    page.evaluate(RUN_CELL, [0, True])
+    page.locator(".explorer-picture[data-revision]").wait_for()
+    return page.locator(".lessons-explorer").first
+
+
+def test_a_point_move_is_drawn_at_once_even_while_the_kernel_is_busy(page):
+    explorer = fresh_explorer(page)
+    picture, handle = explorer.locator(".explorer-picture"), explorer.locator(".noUi-handle").first
+    page.evaluate(RUN_CELL, [1, False])  # time.sleep(5): the kernel answers nothing for 5 s
+    page.wait_for_function(f"({OUTPUT_TEXT})(1).includes('sleeping')")  # the sleep has begun
+    times = [key_to_picture(handle, picture, "ArrowRight", "data-x", 3000) for _ in range(3)]
+    assert not page.evaluate(FINISHED, 1), "the sleep ended too soon to prove anything"
+    assert None not in times, f"the picture waited for the kernel: {times}"
+    assert max(times) < ROUND_TRIP_MS, f"slower than a round trip to the kernel: {times}"
+    # Three steps of 5/400 from 0.4: forward round(0.4375) = 0, backward 1, truth 0.
+    said = alt(page)
+    for words in ["x = 0.4375", "forward = 0,", "RoundSTE's backward = 1,", "true gradient = 0;"]:
+        assert words in said
+    assert "disagree here" in said
+    assert "0.4375" in explorer.locator(".explorer-readout").inner_text()
+    # The kernel learns the point once it is free: it reads the value the picture shows.
+    page.wait_for_function(FINISHED, arg=1, timeout=15_000)
+    page.evaluate(RUN_CELL, [2, True])
+    kernel_x = float(page.evaluate(OUTPUT_TEXT, 2).split()[0])
+    assert kernel_x == pytest.approx(float(picture.get_attribute("data-x")), abs=1e-12)
+
+
+def test_a_range_change_says_updating_until_its_curves_arrive(page):
+    explorer = fresh_explorer(page)
+    picture = explorer.locator(".explorer-picture")
+    revision = int(picture.get_attribute("data-revision"))
+    busy_at_once = page.evaluate(
+        """(explorer) => {
+          const upper = explorer.querySelectorAll('.explorer-range .noUi-handle')[1];
+          upper.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+          const picture = explorer.querySelector('.explorer-picture');
+          const badge = picture.querySelector('.explorer-badge');
+          return [picture.getAttribute('aria-busy'), badge.hidden, badge.textContent];
+        }""",
+        explorer.element_handle(),
+    )
+    assert busy_at_once == ["true", False, "updating…"]  # in the same task as the key event
+    page.wait_for_function(
+        "([picture, old]) => Number(picture.dataset.revision) > old",
+        arg=[picture.element_handle(), revision],
+    )
+    assert picture.get_attribute("aria-busy") == "false"
+    assert "over x from -2.5 to 2.55:" in alt(page)
+    assert explorer.locator(".explorer-badge").is_hidden()
+    assert explorer.get_by_role("spinbutton", name="to", exact=True).input_value() == "2.55"
+
+
+def test_the_explorer_works_from_the_keyboard_alone(page):
+    """From opening the notebook: run the cell, reach each control with Tab, use it."""
+    keys = page.keyboard
+    keys.press("Shift+Enter")  # the first cell is selected on opening: run it
+    page.locator(".explorer-picture[data-revision]").wait_for()
+    keys.press("ArrowUp")  # back to the explorer's cell
+    visited = []
+    for _ in range(3):  # past the cell's own toolbar, to the explorer
+        keys.press("Tab")
+        visited.append(page.evaluate(FOCUSED))
+        if visited[-1] == "x":
+            break
+    assert visited[-1] == "x", f"Tab never reached the x slider: {visited}"
+
+    keys.press("ArrowRight")
+    keys.press("ArrowRight")
+    wait_for_words(page, "x = 0.425,", "forward = 0,", "RoundSTE's backward = 1,")
+
+    keys.press("Tab")
+    assert page.evaluate(FOCUSED) == "x"  # the number box beside the slider
+    assert page.evaluate("() => document.activeElement.type") == "number"
+    keys.press("Control+A")
+    keys.type("1.5")
+    keys.press("Enter")
+    wait_for_words(page, "x = 1.5,", "forward = 2,", "true gradient = 0;")
+
+    keys.press("Tab")
+    assert page.evaluate(FOCUSED) == "x range, lower end"
+    keys.press("ArrowLeft")
+    wait_for_words(page, "over x from -2.55 to 2.5:")
+    keys.press("Tab")
+    assert page.evaluate(FOCUSED) == "x range, upper end"
+    keys.press("Tab")
+    assert page.evaluate(FOCUSED) == "x from"
+    keys.press("Control+A")
+    keys.type("-4")
+    keys.press("Enter")
+    wait_for_words(page, "over x from -4 to 2.5:")
+    keys.press("Tab")
+    assert page.evaluate(FOCUSED) == "to"
+    keys.press("Control+A")
+    keys.type("4")
+    keys.press("Enter")
+    wait_for_words(page, "over x from -4 to 4:")
+
+    keys.press("Tab")
+    assert page.evaluate(FOCUSED) == "grad_out scale"
+    keys.press("ArrowRight")
+    wait_for_words(page, "grad_out = 1.1:", "RoundSTE's backward = 1.1,")
+    keys.press("Tab")
+    assert page.evaluate(FOCUSED) == "grad_out"
+    keys.press("Control+A")
+    keys.type("-2")
+    keys.press("Enter")
+    wait_for_words(page, "grad_out = -2:", "RoundSTE's backward = -2,", "true gradient = 0;")
+    assert page.locator(".explorer-picture").get_attribute("aria-busy") == "false"
+
+    keys.press("Shift+Tab")
+    keys.press("Shift+Tab")
+    assert page.evaluate(FOCUSED) == "to"  # and back again
+    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex") == 0
+
+
+def test_every_control_has_a_name_a_screen_reader_can_say(page):
+    explorer = fresh_explorer(page)
+    for name in ["x", "x range, lower end", "x range, upper end", "grad_out scale"]:
+        assert explorer.get_by_role("slider", name=name, exact=True).count() == 1
+    for name in ["x", "x from", "to", "grad_out"]:
+        assert explorer.get_by_role("spinbutton", name=name, exact=True).count() == 1
+    assert (
+        explorer.get_by_role("img")
+        .get_attribute("aria-label")
+        .startswith("Gradient explorer for RoundSTE")
+    )
+
+
+def test_a_broken_function_shows_its_message_in_the_widget_and_the_sliders_still_work(page):
+    page.evaluate(RUN_CELL, [3, True])
+    explorer = page.locator(".lessons-explorer").first
+    explorer.locator(".explorer-picture[data-revision]").wait_for()
+    assert (
+        "forward raised ValueError: forgot to return"
+        in explorer.locator(".explorer-error").inner_text()
+    )
+    picture = explorer.locator(".explorer-picture")
+    handle = explorer.locator(".explorer-point .noUi-handle")
+    assert key_to_picture(handle, picture, "ArrowLeft", "data-x") is not None
+    assert "forward = —" in picture.get_attribute("aria-label")
+    assert page.get_by_text("Error displaying widget").count() == 0

@@ -1,0 +1,23 @@
+"""benchmarks/explorer_latency.py runs end to end (a couple of moves; its numbers are not judged)."""
+
+import subprocess
+import sys
+
+from tests.lab_server import ROOT
+
+
+def test_latency_benchmark_runs_and_prints_every_case_and_goal(browser):
+    """`browser` only skips this where Debian's Chromium is missing; the script starts its own."""
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.explorer_latency", "--moves", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    ).stdout
+    for link in ["straight", "100 ms round trip"]:
+        for explorer in ["browser-drawn", "kernel-drawn"]:
+            for case in ["point move", "range change"]:
+                assert f"{link:19}{explorer:15}{case:14}" in out
+    assert out.count("goal: ") == 3 and "1-minute load" in out
