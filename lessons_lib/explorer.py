@@ -125,7 +125,7 @@ def explore(
     for name, value in [("reference", reference), ("grad_reference", grad_reference)]:
         if value is not None and not callable(value):
             raise InputError(f"{name} must be a function such as torch.round, got {value!r}.")
-    x_range = _checked_range(x_range or (preset.x_range if preset else (-3.0, 3.0)))
+    x_range = checked_range(x_range or (preset.x_range if preset else (-3.0, 3.0)))
     if hold is None:
         hold = preset.hold if preset and vary == 0 else ()
     if params is None:
@@ -142,7 +142,7 @@ def explore(
     return Explorer(setup, x_range, point, float(scale))
 
 
-def _checked_range(x_range: object) -> tuple[float, float]:
+def checked_range(x_range: object) -> tuple[float, float]:
     try:
         lo, hi = (float(v) for v in x_range)
     except (TypeError, ValueError):

@@ -34,13 +34,69 @@ POINT_LINE = (PALETTE["green"], 1.5)  # colour, width in points
 MOVING = ["vline_top", "vline_bottom", "forward_marker", "custom_marker", "true_marker"]
 
 
-class Plot:
-    """One figure: the curves drawn in place, the point's marker and line blitted over them."""
+class BlitFigure:
+    """One Agg figure whose panels are redrawn over a cached static layer, moving parts blitted.
 
-    def __init__(self, setup: Setup) -> None:
-        self.figure, self.canvas, self.artists = _build_figure(setup)
+    The explorers' shared drawing: a curve change redraws only the panels (the static
+    layer holds titles and legends); a point move restores the picture without the
+    moving artists (the browser's background) and draws just those on top.
+    """
+
+    def __init__(self, figure: Figure, canvas: FigureCanvasAgg, artists: dict) -> None:
+        self.figure, self.canvas, self.artists = figure, canvas, artists
         self._static = None  # the picture without the panels, drawn once
         self._background = None  # the picture without the moving artists
+
+    def redraw_panels(self) -> None:
+        """Redraw every panel over the static layer; `animated` artists are left out."""
+        if self._static is None:
+            self._static = _static_layer(self.figure, self.canvas)
+        self.canvas.restore_region(self._static)
+        for ax in self.figure.axes:
+            self.figure.draw_artist(ax)
+        self._background = self.canvas.copy_from_bbox(self.figure.bbox)
+
+    def background_png(self, compress_level: int = BACKGROUND_PNG_LEVEL) -> bytes:
+        """The picture without the moving artists, as PNG bytes."""
+        self.canvas.restore_region(self._background)
+        return self.png(compress_level)
+
+    def blit(self, keys: list[str]) -> None:
+        """Draw the named moving artists over the background."""
+        self.canvas.restore_region(self._background)
+        for key in keys:
+            self.figure.draw_artist(self.artists[key])
+
+    def png(self, compress_level: int = STORED_PNG_LEVEL) -> bytes:
+        """The canvas as it stands, as PNG bytes."""
+        return encode_png(np.asarray(self.canvas.buffer_rgba()), compress_level)
+
+    def panels(self) -> list[dict]:
+        """Each panel's box in pixels from the top left, its x and y limits and scales."""
+        found = []
+        for ax in self.figure.axes:
+            box = ax.get_window_extent()
+            found.append(
+                {
+                    "box": [
+                        float(box.x0),
+                        HEIGHT - float(box.y1),
+                        float(box.width),
+                        float(box.height),
+                    ],
+                    "x": [float(v) for v in ax.get_xlim()],
+                    "y": [float(v) for v in ax.get_ylim()],
+                    "scale": [ax.get_xscale(), ax.get_yscale()],
+                }
+            )
+        return found
+
+
+class Plot(BlitFigure):
+    """The gradient explorer's figure: forward on top, backward against the truth below."""
+
+    def __init__(self, setup: Setup) -> None:
+        super().__init__(*_build_figure(setup))
 
     def draw_curves(self, curves: Curves) -> None:
         """Put new curves into the lines and redraw the panels; the point is left out."""
@@ -55,17 +111,7 @@ class Plot:
             top.set_xlim(curves.x[0], curves.x[-1])
         top.set_ylim(*limits(curves.forward, curves.reference))
         bottom.set_ylim(*limits(curves.custom, curves.true, include_zero=True))
-        if self._static is None:
-            self._static = _static_layer(self.figure, self.canvas)
-        self.canvas.restore_region(self._static)
-        for ax in (top, bottom):
-            self.figure.draw_artist(ax)  # moving artists are `animated`: left out here
-        self._background = self.canvas.copy_from_bbox(self.figure.bbox)
-
-    def background_png(self, compress_level: int = BACKGROUND_PNG_LEVEL) -> bytes:
-        """The picture without the point's marker and line, as PNG bytes."""
-        self.canvas.restore_region(self._background)
-        return self.png(compress_level)
+        self.redraw_panels()
 
     def draw_point(self, point: dict[str, float]) -> None:
         """Blit the point's line and markers (x, forward, custom, true) over the curves."""
@@ -74,36 +120,14 @@ class Plot:
             a[key].set_xdata([x, x])
         for key in MARKERS:
             a[f"{key}_marker"].set_data([x], [point[key]])
-        self.canvas.restore_region(self._background)
-        for key in MOVING:
-            self.figure.draw_artist(a[key])
-
-    def png(self, compress_level: int = STORED_PNG_LEVEL) -> bytes:
-        """The canvas as it stands, as PNG bytes."""
-        return encode_png(np.asarray(self.canvas.buffer_rgba()), compress_level)
-
-    def panels(self) -> list[dict]:
-        """Each panel's box in pixels from the top left, and its x and y limits."""
-        found = []
-        for ax in self.figure.axes:
-            box = ax.get_window_extent()
-            found.append(
-                {
-                    "box": [
-                        float(box.x0),
-                        HEIGHT - float(box.y1),
-                        float(box.width),
-                        float(box.height),
-                    ],
-                    "x": [float(v) for v in ax.get_xlim()],
-                    "y": [float(v) for v in ax.get_ylim()],
-                }
-            )
-        return found
+        self.blit(MOVING)
 
 
-def style() -> dict:
-    """How the browser draws the moving parts: the same colours, shapes and sizes, in pixels."""
+def style(markers: dict = MARKERS) -> dict:
+    """How the browser draws the moving parts: the same colours, shapes and sizes, in pixels.
+
+    markers: key -> (panel, colour, matplotlib marker "o" or "D" or "s", size in points).
+    """
     colour, width = POINT_LINE
     return {
         "width": WIDTH,
@@ -114,10 +138,10 @@ def style() -> dict:
             key: {
                 "panel": panel,
                 "colour": colour,
-                "shape": {"o": "circle", "D": "diamond"}[marker],
+                "shape": {"o": "circle", "D": "diamond", "s": "square"}[marker],
                 "size": size * PIXELS_PER_POINT,
             }
-            for key, (panel, colour, marker, size) in MARKERS.items()
+            for key, (panel, colour, marker, size) in markers.items()
         },
     }
 

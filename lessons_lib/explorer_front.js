@@ -1,4 +1,6 @@
-// The explorer's picture in the browser: the front end of lessons_lib's explorer (anywidget).
+// The explorers' picture in the browser: the front end of lessons_lib's gradient explorer
+// and step-size explorer (anywidget). `style.kind` says which one: the drawing is shared,
+// only the words differ (DESCRIBE below).
 //
 // Plain JavaScript, no build step. Each time the curves change, the kernel sends the
 // picture without its moving parts (a PNG), the sampled curves and where each panel sits
@@ -10,8 +12,8 @@
 // Each slider's number box is linked to it here too, in the browser, so a typed x is drawn
 // at once, and the box shows the slider's value without the float noise of its steps.
 
-const ROWS = ["x", "forward", "custom", "true", "differ"]; // the layout of `samples`
-const KEYS = ["forward", "custom", "true"]; // what the readout shows at the point
+// The kernel's style says the rest: the layout of `samples` (style.rows, x first), what
+// the readout shows at the point (style.keys), and whether x steps on a log scale.
 const REFERENCE = "IPY_MODEL_"; // how ipywidgets writes a reference to another widget
 
 /** A number as Python's f"{v:.4g}" writes it; "—" when unknown. Ties round away from zero. */
@@ -32,51 +34,63 @@ function stripZeros(text) {
   return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
 }
 
-/** The kernel's float64 rows (x, forward, custom, true, differ) as arrays; null if none. */
-export function unpackSamples(view) {
+/** The kernel's float64 rows, named by `rows` (style.rows), as arrays; null if none. */
+export function unpackSamples(view, rows) {
   if (!view || view.byteLength === 0) return null;
   // A copy: a view into a larger message buffer need not be aligned for Float64Array.
   // numpy wrote little-endian numbers, which is what every browser's platform reads.
   const values = new Float64Array(
     view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength),
   );
-  const n = values.length / ROWS.length;
-  return Object.fromEntries(ROWS.map((row, i) => [row, values.subarray(i * n, (i + 1) * n)]));
+  const n = values.length / rows.length;
+  return Object.fromEntries(rows.map((row, i) => [row, values.subarray(i * n, (i + 1) * n)]));
 }
 
-/** The sample at x, or -1 between samples: the same rule as Curves.index_of in Python. */
-export function sampleIndex(xs, x, tolerance) {
+/**
+ * The sample at x, or -1 between samples: the same rule as Curves.index_of in Python.
+ * Evenly spaced samples; on a log axis (`log`) evenly spaced in log10, as a log slider steps.
+ */
+export function sampleIndex(xs, x, tolerance, log = false) {
   const n = xs.length;
-  if (n < 2) return -1;
-  const first = xs[0];
-  const width = xs[n - 1] - first;
-  const index = Math.round(((x - first) / width) * (n - 1));
-  const close = index >= 0 && index < n && Math.abs(xs[index] - x) <= tolerance * width;
+  if (n < 2 || (log && !(x > 0))) return -1;
+  const t = log ? Math.log10 : (v) => v;
+  const first = t(xs[0]);
+  const width = t(xs[n - 1]) - first;
+  const index = Math.round(((t(x) - first) / width) * (n - 1));
+  const close =
+    index >= 0 && index < n && Math.abs(t(xs[index]) - t(x)) <= tolerance * Math.abs(width);
   return close ? index : -1;
 }
 
 /** What the picture shows at x: from a sample, from the kernel's exact values, or unknown. */
-export function pointAt(x, samples, exact, meta, tolerance) {
-  const index = samples ? sampleIndex(samples.x, x, tolerance) : -1;
+export function pointAt(x, samples, exact, meta, style) {
+  const { keys } = style;
+  const index = samples ? sampleIndex(samples.x, x, style.on_grid, style.xscale === "log") : -1;
   if (index >= 0) {
-    const at = { x: samples.x[index], differ: samples.differ[index] === 1, known: true };
-    for (const key of KEYS) at[key] = samples[key][index];
+    const differ = samples.differ ? samples.differ[index] === 1 : false;
+    const at = { x: samples.x[index], differ, known: true };
+    for (const key of keys) at[key] = samples[key][index];
     return at;
   }
   if (exact && exact.revision === meta.revision && exact.x === x) {
-    const at = { x, differ: exact.differ, known: true };
-    for (const key of KEYS) at[key] = exact[key] === null ? NaN : exact[key];
+    const at = { x, differ: exact.differ ?? false, known: true };
+    for (const key of keys) at[key] = exact[key] === null ? NaN : exact[key];
     return at;
   }
   const at = { x, differ: false, known: false };
-  for (const key of KEYS) at[key] = NaN;
+  for (const key of keys) at[key] = NaN;
   return at;
 }
 
 /** The readout's parts and the picture's text alternative for one point. */
 export function describe(at, style, meta) {
+  return DESCRIBE[style.kind](at, style, meta);
+}
+
+/** The gradient explorer's words: x, forward, backward and the truth, and whether they agree. */
+function describeGradient(at, style, meta) {
   const { labels } = style;
-  const values = KEYS.map((key) => [key, `${labels[key]} = ${formatNumber(at[key])}`]);
+  const values = style.keys.map((key) => [key, `${labels[key]} = ${formatNumber(at[key])}`]);
   let verdict;
   if (!at.known) {
     verdict = "asking the kernel for the values at this exact x";
@@ -95,6 +109,35 @@ export function describe(at, style, meta) {
     `${values.map(([, text]) => text).join(", ")}; ${verdict}.`;
   return { parts: [["x", x], ["scale", scale], ...values], verdict, alt };
 }
+
+/** Where h sits against a dtype's best step, in words: "smaller than its best step, 0.0078". */
+function against(h, best) {
+  const near = Math.abs(Math.log10(h / best)) < 0.125; // within half a slider step
+  const where = near ? "at" : h < best ? "smaller than" : "larger than";
+  return `${where} its best step, ${formatNumber(best)}`;
+}
+
+/** The step-size explorer's words: h, each dtype's error, and where h sits against its best. */
+function describeSteps(at, style, meta) {
+  const { labels, keys } = style;
+  const h = `h = ${formatNumber(at.x)}`;
+  const values = keys.map((key) => [key, `${labels[key]} off by ${formatNumber(at[key])}`]);
+  let verdict;
+  if (!at.known) {
+    verdict = "asking the kernel for the errors at this exact h";
+  } else if (keys.every((key) => meta.best[key] === undefined)) {
+    verdict = "nothing was measured: see the message above the sliders";
+  } else {
+    verdict = keys.map((key) => `${labels[key]}: h is ${against(at.x, meta.best[key])}`).join("; ");
+  }
+  const alt =
+    `Step-size explorer for ${style.name} at x = ${formatNumber(meta.point)}: the error of ` +
+    `a central difference against the step h, both on log scales, in ${keys.map((k) => labels[k]).join(" and ")}. ` +
+    `At ${h}: ${values.map(([, text]) => text).join(", ")}; ${verdict}.`;
+  return { parts: [["x", h], ...values], verdict, alt };
+}
+
+const DESCRIBE = { gradient: describeGradient, steps: describeSteps };
 
 /** Whether two lists of slider values are the same (numbers compared to rounding). */
 export function sameValues(a, b) {
@@ -167,11 +210,18 @@ async function initialize({ model }) {
   return () => unlinks.forEach((unlink) => unlink());
 }
 
+/** Where a value lands along an axis, from 0 to 1; log axes ("log") compare log10s. */
+function fraction(value, [low, high], scale) {
+  const t = scale === "log" ? Math.log10 : (v) => v;
+  return (t(value) - t(low)) / (t(high) - t(low));
+}
+
 function toPixels(panel, x, y) {
   const [left, top, width, height] = panel.box;
+  const [xscale, yscale] = panel.scale;
   return [
-    left + ((x - panel.x[0]) / (panel.x[1] - panel.x[0])) * width,
-    top + ((panel.y[1] - y) / (panel.y[1] - panel.y[0])) * height,
+    left + fraction(x, panel.x, xscale) * width,
+    top + (1 - fraction(y, panel.y, yscale)) * height,
   ];
 }
 
@@ -198,11 +248,12 @@ function drawMovingParts(context, at, style, panels) {
     context.stroke();
     context.restore();
   }
-  for (const key of KEYS) {
+  for (const key of style.keys) {
     if (!Number.isFinite(at[key])) continue;
     const marker = style.markers[key];
     const panel = panels[marker.panel];
     const [px, py] = toPixels(panel, at.x, at[key]);
+    if (!Number.isFinite(px) || !Number.isFinite(py)) continue; // 0 on a log axis
     const r = marker.size / 2;
     context.save();
     clipTo(context, panel);
@@ -214,6 +265,8 @@ function drawMovingParts(context, at, style, panels) {
       context.lineTo(px, py + d);
       context.lineTo(px - d, py);
       context.closePath();
+    } else if (marker.shape === "square") {
+      context.rect(px - r, py - r, 2 * r, 2 * r);
     } else {
       context.arc(px, py, r, 0, 2 * Math.PI);
     }
@@ -307,7 +360,7 @@ async function render({ model, el }) {
   function drawPoint() {
     const { samples, meta } = shown;
     if (!meta) return;
-    const at = pointAt(point.get("value"), samples, model.get("exact"), meta, style.on_grid);
+    const at = pointAt(point.get("value"), samples, model.get("exact"), meta, style);
     drawMovingParts(frontContext, at, style, meta.panels);
     const words = describe(at, style, meta);
     writeReadout(readout, words, style);
@@ -328,7 +381,7 @@ async function render({ model, el }) {
   async function showCurves() {
     const ticket = ++latest;
     const meta = model.get("meta");
-    const samples = unpackSamples(model.get("samples"));
+    const samples = unpackSamples(model.get("samples"), style.rows);
     const png = new Blob([model.get("background")], { type: "image/png" });
     const bitmap = await createImageBitmap(png); // decoded off the main thread
     if (closed || ticket !== latest) return bitmap.close();

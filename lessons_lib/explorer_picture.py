@@ -1,4 +1,4 @@
-"""The explorer's picture as a widget: the kernel's half of explorer_front.js (anywidget).
+"""The explorers' picture as a widget: the kernel's half of explorer_front.js (anywidget).
 
 Only a change of the curves travels: the picture without its moving parts (a PNG), the
 sampled curves as float64 rows, and what the front end needs to place a point on them
@@ -25,18 +25,18 @@ class Picture(anywidget.AnyWidget):
 
     _esm = FRONT_END
     background = traitlets.Bytes(b"").tag(sync=True)  # PNG: the picture without the point
-    samples = traitlets.Bytes(b"").tag(sync=True)  # float64 rows: x, forward, custom, true, differ
-    meta = traitlets.Dict().tag(sync=True)  # revision, inputs, range, grad_out scale, panels
+    samples = traitlets.Bytes(b"").tag(sync=True)  # float64 rows, x first, named by style.rows
+    meta = traitlets.Dict().tag(sync=True)  # revision, inputs measured with, panels, and so on
     exact = traitlets.Dict().tag(sync=True)  # the values at an x between samples, or {}
-    style = traitlets.Dict().tag(sync=True)  # fixed: names, colours, marker shapes and sizes
+    style = traitlets.Dict().tag(sync=True)  # fixed: kind, rows, names, colours, markers
     # The sliders it listens to in the browser: the point, and every input of the curves.
     controls = traitlets.Dict().tag(sync=True, **widgets.widget_serialization)
 
-    def show(self, background: bytes, curves: Curves, meta: dict, exact: dict) -> None:
+    def show(self, background: bytes, samples: bytes, meta: dict, exact: dict) -> None:
         """Send new curves in one message; the front end swaps them in on seeing the new meta."""
         with self.hold_sync():
             self.background = background
-            self.samples = pack(curves)
+            self.samples = samples
             self.exact = exact
             self.meta = meta
 
@@ -47,10 +47,16 @@ def pack(curves: Curves) -> bytes:
     rows = [curves.x]
     rows += [unknown if getattr(curves, key) is None else getattr(curves, key) for key in KEYS]
     rows.append(curves.differ().astype(np.float64))
+    return pack_rows(rows)
+
+
+def pack_rows(rows: list[np.ndarray]) -> bytes:
+    """Equal-length rows as little-endian float64, one after another: what the front end reads."""
     return np.stack(rows).astype("<f8").tobytes()
 
 
-def exact_values(point: dict, revision: int) -> dict:
+def exact_values(point: dict, revision: int, keys: tuple[str, ...] = KEYS) -> dict:
     """A point's values for the front end: JSON has no NaN, so unknown values become null."""
-    values = {key: None if math.isnan(point[key]) else point[key] for key in KEYS}
-    return {"revision": revision, "x": point["x"], **values, "differ": point["differ"]}
+    values = {key: None if math.isnan(point[key]) else point[key] for key in keys}
+    extra = {"differ": point["differ"]} if "differ" in point else {}
+    return {"revision": revision, "x": point["x"], **values, **extra}

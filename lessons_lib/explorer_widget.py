@@ -14,15 +14,35 @@ import ipywidgets as widgets
 import numpy as np
 
 from lessons_lib.display import message_box
-from lessons_lib.explorer_curves import ON_GRID, Curves, Setup, grid
+from lessons_lib.explorer_curves import KEYS, ON_GRID, Curves, Setup, grid
 from lessons_lib.explorer_figure import STORED_PNG_LEVEL, WIDTH, Plot, style
-from lessons_lib.explorer_picture import Picture, exact_values
+from lessons_lib.explorer_picture import Picture, exact_values, pack
 from lessons_lib.explorer_throttle import Throttle
 
 BOX_WIDTH = 160  # pixels: the number box beside a slider; slider and box span the picture
 
 
-class Explorer(widgets.VBox):
+class PictureWidget(widgets.VBox):
+    """A widget whose picture is also stored as a PNG, for viewers that cannot run widgets.
+
+    Subclasses give png() (the whole picture at the current point) and `summary`, the
+    one-line text a viewer without images shows.
+    """
+
+    summary = ""
+
+    def png(self, compress_level: int = STORED_PNG_LEVEL) -> bytes:
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: object) -> dict:
+        """The widget view, plus a PNG of the picture for viewers that cannot run widgets."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = self.summary
+        bundle["image/png"] = base64.b64encode(self.png()).decode("ascii")
+        return bundle
+
+
+class Explorer(PictureWidget):
     """The live explorer: a picture, a message area and the sliders, each with a number box."""
 
     def __init__(
@@ -41,12 +61,7 @@ class Explorer(widgets.VBox):
         samples = Curves(x=grid(lo, hi, setup.samples).numpy())
         if samples.index_of(point) is None:
             point = float(samples.x[round((point - lo) / width * (setup.samples - 1))])
-        slider = {
-            "continuous_update": True,
-            "readout": False,  # the number box beside it shows and takes the value
-            "style": {"description_width": "9em"},
-            "layout": widgets.Layout(width=f"{WIDTH - BOX_WIDTH}px"),
-        }
+        slider = slider_options()
         self.point_slider = widgets.FloatSlider(
             value=point, min=lo, max=hi, step=self._point_step(lo, hi), description="x", **slider
         )
@@ -56,7 +71,7 @@ class Explorer(widgets.VBox):
             max=hi + 2 * width,
             step=width / 100,
             description="x range",
-            **{**slider, "layout": widgets.Layout(width=f"{WIDTH - 2 * BOX_WIDTH}px")},
+            **slider_options(boxes=2),
         )
         self.scale_slider = widgets.FloatSlider(
             value=scale, min=-3.0, max=3.0, step=0.1, description="grad_out scale", **slider
@@ -72,12 +87,12 @@ class Explorer(widgets.VBox):
             )
             for p in setup.params
         }
-        self.point_box = _box_for(self.point_slider, "x")
+        self.point_box = box_for(self.point_slider, "x")
         bounds = (self.range_slider.min, self.range_slider.max, self.range_slider.step)
-        self.low_box = _box(lo, *bounds, "x from")
-        self.high_box = _box(hi, *bounds, "to")
-        self.scale_box = _box_for(self.scale_slider, "grad_out")
-        self.param_boxes = {name: _box_for(s, name) for name, s in self.param_sliders.items()}
+        self.low_box = number_box(lo, *bounds, "x from")
+        self.high_box = number_box(hi, *bounds, "to")
+        self.scale_box = box_for(self.scale_slider, "grad_out")
+        self.param_boxes = {name: box_for(s, name) for name, s in self.param_sliders.items()}
         # Every value the curves depend on, in the order meta["inputs"] lists them: the
         # front end compares them with what the curves on screen were measured with.
         self._inputs = [self.range_slider, self.scale_slider, *self.param_sliders.values()]
@@ -100,11 +115,11 @@ class Explorer(widgets.VBox):
         for s in [self.scale_slider, *self.param_sliders.values()]:
             s.observe(self._on_curve_input, "value")
         rows = [
-            _row(self.point_slider, [self.point_box], "explorer-point"),
-            _row(self.range_slider, [self.low_box, self.high_box], "explorer-range"),
-            _row(self.scale_slider, [self.scale_box], "explorer-scale"),
+            slider_row(self.point_slider, [self.point_box], "explorer-point"),
+            slider_row(self.range_slider, [self.low_box, self.high_box], "explorer-range"),
+            slider_row(self.scale_slider, [self.scale_box], "explorer-scale"),
         ] + [
-            _row(self.param_sliders[name], [self.param_boxes[name]], "explorer-param")
+            slider_row(self.param_sliders[name], [self.param_boxes[name]], "explorer-param")
             for name in self.param_sliders
         ]
         super().__init__([self.picture, self.message, *rows])
@@ -121,6 +136,10 @@ class Explorer(widgets.VBox):
         truth = "intended gradient" if self.setup.grad_reference is not None else "true gradient"
         return {
             **style(),
+            "kind": "gradient",
+            "rows": ["x", *KEYS, "differ"],  # as explorer_picture.pack lays them out
+            "keys": list(KEYS),
+            "xscale": "linear",
             "name": name,
             "labels": {"forward": "forward", "custom": f"{name}'s backward", "true": truth},
             "note": " ".join(self.setup.note.split()),
@@ -158,7 +177,7 @@ class Explorer(widgets.VBox):
             "scale": self.scale_slider.value,
             "panels": self.plot.panels(),
         }
-        self.picture.show(self.plot.background_png(), self.curves, meta, self._exact())
+        self.picture.show(self.plot.background_png(), pack(self.curves), meta, self._exact())
 
     def held(self) -> list:
         """The held inputs, with the parameter sliders' current values."""
@@ -191,24 +210,12 @@ class Explorer(widgets.VBox):
         else:
             x = grid(lo, hi, self.setup.samples)
             self.curves = self.setup.measure(x, self.held(), self.scale_slider.value)
-        self.message.value = self._message_html(self.curves)
-        if self.message.value:
-            self.message.add_class("explorer-error")
-        else:
-            self.message.remove_class("explorer-error")
-
-    def _message_html(self, curves: Curves) -> str:
-        name = html.escape(self.setup.name)
-        if curves.failure is not None:
-            body = (
-                f"<p><code>{html.escape(curves.failure)}</code></p><p>The sliders still work: "
-                f"change the range or the sliders, or fix {name} and call explore again.</p>"
-            )
-            return message_box("The explorer cannot draw everything", body, "problem")
-        if curves.problems:
-            items = "".join(f"<li>{html.escape(p)}</li>" for p in curves.problems)
-            return message_box("Something needs attention", f"<ul>{items}</ul>", "problem")
-        return ""
+        show_problems(
+            self.message,
+            self.curves.failure,
+            self.curves.problems,
+            f"change the range or the sliders, or fix {self.setup.name} and call explore again",
+        )
 
     def png(self, compress_level: int = STORED_PNG_LEVEL) -> bytes:
         """The whole picture at the current point, as PNG bytes: what a static viewer shows."""
@@ -219,18 +226,52 @@ class Explorer(widgets.VBox):
     def __repr__(self) -> str:
         return f"<gradient explorer for {self.setup.name}>"
 
-    def _repr_mimebundle_(self, **kwargs: object) -> dict:
-        """The widget view, plus a PNG of the picture for viewers that cannot run widgets."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = (
+    @property
+    def summary(self) -> str:
+        return (
             f"Gradient explorer for {self.setup.name}: drag the sliders to move along x "
             "(a static picture where widgets cannot run)."
         )
-        bundle["image/png"] = base64.b64encode(self.png()).decode("ascii")
-        return bundle
 
 
-def _box(value: float, low: float, high: float, step: float, description: str) -> widgets.Widget:
+def show_problems(
+    message: widgets.HTML, failure: str | None, problems: list[str], way_on: str
+) -> None:
+    """Fill an explorer's message area: why nothing could be drawn, or what needs attention.
+
+    way_on: what the learner can do next, e.g. "change the sliders, or fix Cube and ...".
+    Empty when all is well; the explorer-error class marks it for tests and CSS.
+    """
+    if failure is not None:
+        body = (
+            f"<p><code>{html.escape(failure)}</code></p>"
+            f"<p>The sliders still work: {html.escape(way_on)}.</p>"
+        )
+        message.value = message_box("The explorer cannot draw everything", body, "problem")
+    elif problems:
+        items = "".join(f"<li>{html.escape(p)}</li>" for p in problems)
+        message.value = message_box("Something needs attention", f"<ul>{items}</ul>", "problem")
+    else:
+        message.value = ""
+    if message.value:
+        message.add_class("explorer-error")
+    else:
+        message.remove_class("explorer-error")
+
+
+def slider_options(boxes: int = 1) -> dict:
+    """What every explorer slider shares: live updates, and room for its number box(es)."""
+    return {
+        "continuous_update": True,
+        "readout": False,  # the number box beside it shows and takes the value
+        "style": {"description_width": "9em"},
+        "layout": widgets.Layout(width=f"{WIDTH - boxes * BOX_WIDTH}px"),
+    }
+
+
+def number_box(
+    value: float, low: float, high: float, step: float, description: str
+) -> widgets.Widget:
     """A number box: type an exact value, or step it with the arrow keys."""
     return widgets.BoundedFloatText(
         value=value,
@@ -243,12 +284,12 @@ def _box(value: float, low: float, high: float, step: float, description: str) -
     )
 
 
-def _box_for(slider: widgets.FloatSlider, description: str) -> widgets.Widget:
+def box_for(slider: widgets.FloatSlider, description: str) -> widgets.Widget:
     """The number box for a slider: the same value, bounds and step."""
-    return _box(slider.value, slider.min, slider.max, slider.step, description)
+    return number_box(slider.value, slider.min, slider.max, slider.step, description)
 
 
-def _row(slider: widgets.Widget, boxes: list[widgets.Widget], name: str) -> widgets.HBox:
+def slider_row(slider: widgets.Widget, boxes: list[widgets.Widget], name: str) -> widgets.HBox:
     """A slider and its number box(es) on one line; `name` marks it for tests and CSS."""
     slider.add_class(name)
     return widgets.HBox([slider, *boxes], layout=widgets.Layout(width=f"{WIDTH}px"))

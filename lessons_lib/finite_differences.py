@@ -21,6 +21,7 @@ __all__ = [
     "model_best_step",
     "roundoff_error",
     "step_errors",
+    "third_difference",
     "truncation_error",
 ]
 
@@ -161,3 +162,15 @@ def directional_difference(
         if plus.shape != minus.shape or plus.dtype != minus.dtype:
             raise LessonError("f must return tensors of one shape and dtype at x + h u and x - h u")
         return (plus - minus) / (2 * step)
+
+
+def third_difference(f: Callable[[Tensor], Tensor], x: float, h: float) -> float:
+    """f'''(x) from (f(x + 2h) - 2 f(x + h) + 2 f(x - h) - f(x - 2h)) / 2h³, in float64.
+
+    Accurate to O(h²); its own round-off is about 3 eps |f| / h³, so h should not be tiny.
+    """
+    step = _check_step(h)
+    with torch.no_grad():
+        t = torch.tensor([x + 2 * step, x + step, x - step, x - 2 * step], dtype=torch.float64)
+        a, b, c, d = _evaluate(f, t, "x ± h and x ± 2h").tolist()
+    return (a - 2 * b + 2 * c - d) / (2 * step**3)
