@@ -198,7 +198,7 @@ def run_function(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream)
     own checks: a wrong count, a None, a wrong shape are all visible in `grads`.
     """
     run = Run()
-    with preserved_global_state():
+    with preserved_global_state(), torch.enable_grad():  # a caller under no_grad too
         _, args = leaves_and_args(inputs)
         before = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
         versions = [a._version if isinstance(a, torch.Tensor) else None for a in args]
@@ -256,7 +256,7 @@ def engine_run(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -
     accepted, dtypes cast. Nothing raises: failures and refusals are recorded.
     """
     run = EngineRun()
-    with preserved_global_state():
+    with preserved_global_state(), torch.enable_grad():  # a caller under no_grad too
         leaves, args = leaves_and_args(inputs)
         before = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
         versions = [a._version if isinstance(a, torch.Tensor) else None for a in args]
@@ -326,7 +326,7 @@ def vjp(reference: Callable, inputs: Sequence, upstream: Upstream = ones_upstrea
     a tensor for float tensors, None otherwise.
     """
     run = Run()
-    with preserved_global_state():
+    with preserved_global_state(), torch.enable_grad():  # a caller under no_grad too
         args = fresh_inputs(inputs)
         wanted = [a for a in args if differentiable(a)]
         try:

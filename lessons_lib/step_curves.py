@@ -90,8 +90,7 @@ def backward_slope(fn: type) -> Callable[[Tensor], Tensor]:
     """The slope fn's backward gives at a point, through the engine, as training sees it."""
 
     def slope(point: Tensor) -> Tensor:
-        with torch.enable_grad():  # step_errors asks for the slope under no_grad
-            run = engine_run(fn, (point,))
+        run = engine_run(fn, (point,))
         if run.failure is not None:
             raise LessonError(f"{fn.__name__}'s {run.failure}")
         if run.refused is not None:

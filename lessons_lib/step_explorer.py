@@ -197,7 +197,8 @@ def explore_steps(
         torch.sin; it must work elementwise (one output number per input number).
     derivative: the true slope, e.g. lambda t: 3 * t**2. Without it, the difference is
         checked against what gradcheck checks it against: fn's own backward (for a plain
-        function, autograd's gradient). A wrong backward shows as a floor no step gets under.
+        function, autograd's gradient). A wrong backward shows as a floor: near the best
+        step the error stays at the size of the mistake.
     x_range: the x slider's range (by default -4 to 4, widened to include x).
     h: the step the slider starts at, from 1e-15 to 1 (snapped to the slider's stops).
     """

@@ -15,6 +15,7 @@ from lessons_lib.finite_differences import (
     model_best_step,
     roundoff_error,
     step_errors,
+    third_difference,
     truncation_error,
 )
 
@@ -176,3 +177,11 @@ def test_torch_cube_is_two_multiplications_so_the_notebooks_table_is_the_same_on
     x = torch.randn(1000, dtype=dtype, generator=torch.Generator().manual_seed(0)) * 10
     assert torch.equal(x**3, x * x * x)
     assert all(torch.equal(t**3, t * t * t) for t in x[:20].split(1))  # the scalar path too
+
+
+def test_third_difference_finds_f_third_to_its_truncation_and_zero_for_a_quadratic():
+    assert third_difference(lambda t: t**3, 2.0, 0.01) == pytest.approx(6.0, rel=1e-9)
+    assert third_difference(torch.sin, 1.0, 0.01) == pytest.approx(-math.cos(1.0), rel=1e-4)
+    assert abs(third_difference(lambda t: t**2, 2.0, 0.01)) < 1e-7
+    with pytest.raises(LessonError, match="x ± h and x ± 2h"):
+        third_difference(lambda t: t.sum(), 1.0, 0.01)

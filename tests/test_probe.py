@@ -1,11 +1,14 @@
 """probe: runs broken learner Functions without crashing and without side effects."""
 
+import math
+
 import pytest
 import torch
 
 from lessons_lib import Clamp, Cube, RoundSTE
 from lessons_lib.probe import (
     describe_non_function,
+    engine_run,
     is_function,
     preserved_global_state,
     run_function,
@@ -152,3 +155,12 @@ def test_describe_non_function_names_what_was_passed_and_the_right_call():
     assert "nn.Module" in describe_non_function(torch.nn.Linear(1, 1), usage)
     assert "plain Python function" in describe_non_function(torch.round, usage)
     assert describe_non_function(3, usage).startswith("You passed an int")
+
+
+def test_a_caller_under_no_grad_still_gets_the_graph_and_its_gradients():
+    x = torch.tensor([2.0])
+    with torch.no_grad():
+        assert vjp(torch.sin, (x,)).grads[0].item() == pytest.approx(math.cos(2.0))
+        assert engine_run(Cube, (x,)).grads[0].item() == 12.0
+        assert run_function(Cube, (x,)).grads[0].item() == 12.0
+        assert not torch.is_grad_enabled()  # and the caller's mode is left as it was

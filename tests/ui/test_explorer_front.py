@@ -12,8 +12,11 @@ import random
 import numpy as np
 import pytest
 
-from lessons_lib.explorer_curves import ON_GRID, Curves, grid
+from lessons_lib.explorer_curves import KEYS, ON_GRID, Curves, grid
 from lessons_lib.explorer_picture import FRONT_END, exact_values
+from lessons_lib.step_curves import KEYS as DTYPE_KEYS
+from lessons_lib.step_curves import ON_GRID as STEP_ON_GRID
+from lessons_lib.step_curves import STEPS, StepCurves
 
 IMPORT = "import('data:text/javascript;base64,{}')"
 
@@ -56,6 +59,18 @@ def test_the_browser_finds_the_same_sample_as_the_kernel_for_any_x(front):
     assert found == expected
 
 
+def test_on_a_log_axis_the_browser_finds_the_same_step_as_the_kernel(front):
+    curves = StepCurves(x=2.0)
+    rng = np.random.default_rng(0)
+    # A log slider's value is base ** exponent, computed in the browser: float noise and all.
+    probes = [10 ** (-k / 4) * (1 + 1e-13) for k in range(61)] + [0.003, 5e-16, 2.0, 0.0, -1e-3]
+    probes += (10 ** rng.uniform(-16, 1, 40)).tolist()
+    expected = [-1 if curves.index_of(p) is None else curves.index_of(p) for p in probes]
+    found = [front("sampleIndex", STEPS.tolist(), p, STEP_ON_GRID, True) for p in probes]
+    assert found == expected
+    assert expected[:61] == list(range(61))
+
+
 def test_a_point_reads_its_sample_or_the_kernels_exact_values_or_says_unknown(front):
     samples = {
         "x": [0.0, 0.5, 1.0],
@@ -65,7 +80,8 @@ def test_a_point_reads_its_sample_or_the_kernels_exact_values_or_says_unknown(fr
         "differ": [0, 0, 1],
     }
     meta = {"revision": 4}
-    on = front("pointAt", 1.0, samples, {}, meta, ON_GRID)
+    style = {"keys": list(KEYS), "on_grid": ON_GRID, "xscale": "linear"}
+    on = front("pointAt", 1.0, samples, {}, meta, style)
     assert on == {
         "x": 1.0,
         "forward": 1.0,
@@ -76,14 +92,16 @@ def test_a_point_reads_its_sample_or_the_kernels_exact_values_or_says_unknown(fr
     }
     point = {"x": 0.7, "forward": math.nan, "custom": 1.47, "true": 1.47, "differ": False}
     exact = exact_values(point, 4)
-    between = front("pointAt", 0.7, samples, exact, meta, ON_GRID)
+    between = front("pointAt", 0.7, samples, exact, meta, style)
     assert between["known"] and between["custom"] == 1.47 and math.isnan(between["forward"])
-    stale = front("pointAt", 0.7, samples, exact_values(point, 3), meta, ON_GRID)
+    stale = front("pointAt", 0.7, samples, exact_values(point, 3), meta, style)
     assert stale["known"] is False  # exact values of older curves are not shown
 
 
 def test_the_text_alternative_says_x_each_value_and_whether_they_disagree(front):
     style = {
+        "kind": "gradient",
+        "keys": list(KEYS),
         "name": "RoundSTE",
         "labels": {"forward": "forward", "custom": "RoundSTE's backward", "true": "true gradient"},
     }
@@ -106,3 +124,36 @@ def test_boxes_show_slider_values_without_float_noise_and_lists_compare_to_round
     assert front("tidy", 0.41250000000000003) == 0.4125
     assert front("sameValues", [[-2.5, 2.5000000000000004], 1.0], [[-2.5, 2.5], 1.0])
     assert not front("sameValues", [[-2.5, 2.55], 1.0], [[-2.5, 2.5], 1.0])
+
+
+def test_a_step_reads_each_dtypes_error_and_where_h_sits_against_its_best_step(front):
+    style = {
+        "kind": "steps",
+        "keys": list(DTYPE_KEYS),
+        "on_grid": STEP_ON_GRID,
+        "xscale": "log",
+        "name": "Cube",
+        "labels": {key: key for key in DTYPE_KEYS},
+    }
+    samples = {"x": STEPS.tolist(), "float32": [1e-4] * 61, "float64": [2e-6] * 61}
+    meta = {
+        "revision": 1,
+        "point": 2.0,
+        "best": {"float32": 0.00781249999999974, "float64": 9.6e-06},
+    }
+    at = front("pointAt", 10**-2.5 * (1 + 1e-14), samples, {}, meta, style)
+    assert at["known"] and at["x"] == STEPS[10] and at["float32"] == 1e-4
+    words = front("describe", at, style, meta)
+    assert words["alt"] == (
+        "Step-size explorer for Cube at x = 2: the error of a central difference against "
+        "the step h, both on log scales, in float32 and float64. At h = 0.003162: float32 "
+        "off by 0.0001, float64 off by 2e-06; float32: h is smaller than its best step, "
+        "0.007812; float64: h is larger than its best step, 9.6e-06."
+    )
+    near = front("describe", {**at, "x": 0.008}, style, meta)["verdict"]
+    assert near.startswith("float32: h is at its best step")
+    typed = exact_values({"x": 0.003, "float32": 2e-4, "float64": math.nan}, 1, DTYPE_KEYS)
+    between = front("pointAt", 0.003, samples, typed, meta, style)
+    assert between["known"] and between["float32"] == 2e-4 and math.isnan(between["float64"])
+    failed = front("describe", at, style, {**meta, "best": {}})
+    assert "nothing was measured" in failed["verdict"]
