@@ -270,7 +270,7 @@ def slider_options(boxes: int = 1) -> dict:
 
 
 def number_box(
-    value: float, low: float, high: float, step: float, description: str
+    value: float, low: float, high: float, step: float | None, description: str
 ) -> widgets.Widget:
     """A number box: type an exact value, or step it with the arrow keys."""
     return widgets.BoundedFloatText(

@@ -25,6 +25,7 @@ from lessons_lib.explorer_throttle import Throttle
 from lessons_lib.explorer_widget import (
     PictureWidget,
     box_for,
+    number_box,
     show_problems,
     slider_options,
     slider_row,
@@ -74,8 +75,8 @@ class StepExplorer(PictureWidget):
         self.x_slider = widgets.FloatSlider(
             value=x, min=lo, max=hi, step=(hi - lo) / 160, description="point x", **slider_options()
         )
-        self.step_box = box_for(self.step_slider, "h")
-        self.step_box.step = None  # arrows in the box: the slider's log stops, not +0.25
+        # No arrow step in the box: the slider's step is in powers of ten, not in h.
+        self.step_box = number_box(step, float(STEPS[-1]), float(STEPS[0]), None, "h")
         self.x_box = box_for(self.x_slider, "x")
         self.picture = Picture(
             style=self._style(),

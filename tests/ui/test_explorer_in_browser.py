@@ -10,16 +10,21 @@ shows its message inside the widget.
 
 import shutil
 
-import nbformat
 import pytest
 
-from tests.lab_server import running_lab
-from tools.notebooks import KERNELSPEC
+from tests.ui.scratch_lab import (
+    FINISHED,
+    FOCUSED,
+    OUTPUT_TEXT,
+    ROUND_TRIP_MS,
+    RUN_CELL,
+    alt,
+    notebook_page,
+    scratch_lab,
+    wait_for_words,
+)
 from tools.page_timing import key_to_picture
-from tools.slow_link import SlowLink
 
-DELAY = 0.05  # seconds each way
-ROUND_TRIP_MS = 2000 * DELAY
 CELLS = [
     "from lessons_lib import RoundSTE, explore\nex = explore(RoundSTE)\nex",
     'import time\n\nprint("sleeping", flush=True)\ntime.sleep(5)',
@@ -34,80 +39,20 @@ CELLS = [
     "        return grad_out\n\n\n"
     "explore(Broken)",
 ]
-RUN_CELL = """async ([index, wait]) => {
-  const app = window.jupyterapp;
-  const panel = app.shell.currentWidget;
-  panel.content.activeCellIndex = index;
-  const done = app.commands.execute('notebook:run-cell');
-  if (wait) await done;
-}"""
-OUTPUT_TEXT = """(index) => window.jupyterapp.shell.currentWidget.content.widgets[index].model.outputs
-  .toJSON().map((output) => [].concat(output.text ?? '').join('')).join('')"""
-KERNEL_STATUS = (
-    "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status"
-)
-KERNEL_IS = f"(status) => ({KERNEL_STATUS})() === status"
-FINISHED = """(index) =>
-  window.jupyterapp.shell.currentWidget.content.widgets[index].model.executionCount !== null"""
-SHUT_DOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
-FOCUSED = """() => {
-  const e = document.activeElement;
-  return e.getAttribute('aria-label') || (e.labels && e.labels[0]?.textContent) || e.tagName;
-}"""
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    scratch = tmp_path_factory.mktemp("explorer")
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = dict(KERNELSPEC)
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nbformat.write(nb, scratch / "explorer.ipynb")
-    env = {
-        "JUPYTERLAB_SETTINGS_DIR": str(scratch / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(scratch / "workspaces"),
-    }
-    with running_lab(
-        "--LabApp.expose_app_in_browser=True", name="ui-explorer", course_dir=scratch, env=env
-    ) as lab:
-        yield lab
-    shutil.rmtree(scratch, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def slow_link(lab):
-    with SlowLink(lab.port, DELAY) as link:
-        yield link
+def lab_and_link(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("explorer")
+    with scratch_lab(folder, CELLS, "ui-explorer") as both:
+        yield both
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
-def page(browser, lab, slow_link):
-    """The scratch notebook opened over the slow link, its kernel idle; shut down after."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    fetched = []  # anything the page asks of a host other than this machine's loopback
-    page.on("request", lambda request: fetched.append(request.url))
-    base = f"http://127.0.0.1:{slow_link.port}"
-    page.goto(f"{base}/lab/tree/explorer.ipynb?reset&token={lab.token}")
-    page.wait_for_function(KERNEL_IS, arg="idle", timeout=60_000)
-    yield page
-    page.evaluate(SHUT_DOWN)
-    page.close()
-    local = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:")
-    assert [url for url in fetched if not url.startswith(local)] == []
-
-
-def alt(page, index=0):
-    return page.locator(".explorer-picture").nth(index).get_attribute("aria-label")
-
-
-def wait_for_words(page, *words, index=0, timeout=10_000):
-    """Wait until the picture's text alternative says every one of `words`."""
-    page.wait_for_function(
-        "([index, words]) => { const label = document.querySelectorAll('.explorer-picture')"
-        "[index]?.getAttribute('aria-label') ?? ''; return words.every((w) => label.includes(w)); }",
-        arg=[index, list(words)],
-        timeout=timeout,
-    )
+def page(browser, lab_and_link):
+    with notebook_page(browser, *lab_and_link) as page:
+        yield page
 
 
 def fresh_explorer(page):

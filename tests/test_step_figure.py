@@ -1,0 +1,69 @@
+"""step_figure: the V drawn on log-log axes, the best steps in the legend, the step blitted."""
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from lessons_lib import Cube, Square
+from lessons_lib.display import PALETTE
+from lessons_lib.explorer_figure import HEIGHT, WIDTH, style
+from lessons_lib.step_explorer import explore_steps
+from lessons_lib.step_figure import MARKERS
+
+
+def pixels(png):
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def legend_texts(ex):
+    (ax,) = ex.plot.figure.axes
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_the_background_leaves_out_the_step_and_the_static_picture_has_it():
+    ex = explore_steps(Cube, 2.0)
+    background, full = pixels(ex.plot.background_png()), pixels(ex.png())
+    green = np.array([int(PALETTE["green"][i : i + 2], 16) for i in (1, 3, 5)])
+    is_green = lambda image: (np.abs(image.astype(int) - green).sum(axis=2) < 30).sum()  # noqa: E731
+    assert is_green(background) == 0 and is_green(full) > 200  # the step's line
+    assert background.shape == full.shape == (HEIGHT, WIDTH, 3)
+
+
+def test_the_panel_says_where_a_step_and_an_error_land_on_its_log_axes():
+    ex = explore_steps(Cube, 2.0)
+    (ax,) = ex.plot.figure.axes
+    (panel,) = ex.plot.panels()
+    assert panel["scale"] == ["log", "log"]
+    left, top, width, height = panel["box"]
+    for h, error in [(1e-3, 1e-6), (1e-12, 2.0)]:
+        px, py = ax.transData.transform((h, error))
+        (x0, x1), (y0, y1) = np.log10(panel["x"]), np.log10(panel["y"])
+        expected = (
+            left + (np.log10(h) - x0) / (x1 - x0) * width,
+            top + (y1 - np.log10(error)) / (y1 - y0) * height,
+        )
+        assert expected == pytest.approx((px, HEIGHT - py))
+
+
+def test_the_legend_names_each_dtypes_best_step_and_when_the_model_has_none():
+    texts = legend_texts(explore_steps(Cube, 2.0))
+    assert "float32, best step 0.008" in texts and "float64, best step 1e-05" in texts
+    square = legend_texts(explore_steps(Square, 2.0))  # f''' = 0: no truncation to balance
+    assert "float64, best step 6e-06 (ε^(1/3): the model has none here)" in square
+
+
+def test_moving_x_redraws_the_title_and_the_best_steps():
+    ex = explore_steps(Cube, 2.0)
+    (ax,) = ex.plot.figure.axes
+    assert ax.get_title(loc="left") == "Cube at x = 2: Cube's backward says 12"
+    ex.x_slider.value = 1.0
+    assert ax.get_title(loc="left") == "Cube at x = 1: Cube's backward says 3"
+    assert "float32, best step 0.004" in legend_texts(ex)
+
+
+def test_the_browser_draws_circles_for_float32_and_squares_for_float64():
+    markers = style(MARKERS)["markers"]
+    assert markers["float32"]["shape"] == "circle" and markers["float64"]["shape"] == "square"
+    assert markers["float32"]["panel"] == markers["float64"]["panel"] == 0

@@ -1,0 +1,89 @@
+"""A scratch notebook in the real `make lab`, opened in Chromium over a slow link.
+
+Shared by the explorers' browser tests: the lab serving one notebook of given cells,
+the page opened over tools/slow_link.py (a 100 ms round trip, as on Binder) that must
+fetch nothing beyond this machine, and the page-side calls that run a cell, read its
+output and read the picture's text alternative.
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import nbformat
+
+from tests.lab_server import Lab, running_lab
+from tools.notebooks import KERNELSPEC
+from tools.slow_link import SlowLink
+
+DELAY = 0.05  # seconds each way
+ROUND_TRIP_MS = 2000 * DELAY
+RUN_CELL = """async ([index, wait]) => {
+  const app = window.jupyterapp;
+  const panel = app.shell.currentWidget;
+  panel.content.activeCellIndex = index;
+  const done = app.commands.execute('notebook:run-cell');
+  if (wait) await done;
+}"""
+OUTPUT_TEXT = """(index) => window.jupyterapp.shell.currentWidget.content.widgets[index].model.outputs
+  .toJSON().map((output) => [].concat(output.text ?? '').join('')).join('')"""
+KERNEL_STATUS = (
+    "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status"
+)
+KERNEL_IS = f"(status) => ({KERNEL_STATUS})() === status"
+FINISHED = """(index) =>
+  window.jupyterapp.shell.currentWidget.content.widgets[index].model.executionCount !== null"""
+SHUT_DOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
+FOCUSED = """() => {
+  const e = document.activeElement;
+  return e.getAttribute('aria-label') || (e.labels && e.labels[0]?.textContent) || e.tagName;
+}"""
+LOCAL = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:")
+
+
+@contextmanager
+def scratch_lab(folder: Path, cells: list[str], name: str) -> Iterator[tuple[Lab, SlowLink]]:
+    """`make lab` serving folder/explorer.ipynb made of `cells`, and a slow link to it."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    nbformat.write(nb, folder / "explorer.ipynb")
+    env = {
+        "JUPYTERLAB_SETTINGS_DIR": str(folder / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(folder / "workspaces"),
+    }
+    with (
+        running_lab(
+            "--LabApp.expose_app_in_browser=True", name=name, course_dir=folder, env=env
+        ) as lab,
+        SlowLink(lab.port, DELAY) as link,
+    ):
+        yield lab, link
+
+
+@contextmanager
+def notebook_page(browser, lab: Lab, link: SlowLink) -> Iterator:
+    """The scratch notebook opened over the slow link, its kernel idle; shut down after."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    fetched = []  # anything the page asks of a host other than this machine's loopback
+    page.on("request", lambda request: fetched.append(request.url))
+    page.goto(f"http://127.0.0.1:{link.port}/lab/tree/explorer.ipynb?reset&token={lab.token}")
+    page.wait_for_function(KERNEL_IS, arg="idle", timeout=60_000)
+    yield page
+    page.evaluate(SHUT_DOWN)
+    page.close()
+    assert [url for url in fetched if not url.startswith(LOCAL)] == []
+
+
+def alt(page, index=0):
+    return page.locator(".explorer-picture").nth(index).get_attribute("aria-label")
+
+
+def wait_for_words(page, *words, index=0, timeout=10_000):
+    """Wait until the picture's text alternative says every one of `words`."""
+    page.wait_for_function(
+        "([index, words]) => { const label = document.querySelectorAll('.explorer-picture')"
+        "[index]?.getAttribute('aria-label') ?? ''; return words.every((w) => label.includes(w)); }",
+        arg=[index, list(words)],
+        timeout=timeout,
+    )
