@@ -15,6 +15,7 @@ from lessons_lib.functions import (
     SigmoidSpike,
     Square,
 )
+from lessons_lib.step_explorer import explore_steps
 
 __all__ = [
     "Clamp",
@@ -30,5 +31,6 @@ __all__ = [
     "check_function",
     "cube_grad",
     "explore",
+    "explore_steps",
     "show_source",
 ]
