@@ -5,12 +5,14 @@
 JupyterLab (the real `make lab`: loopback only, with its token) serves a scratch notebook
 with two explorers of RoundSTE, the beginner track's: the explorer as it is, whose point
 moves are drawn in the browser, and the kernel-drawn way it worked before issue 14 (every
-event goes to the kernel, which probes the point and sends back a new 960x600 PNG). Debian's
+event goes to the kernel, which probes the point and sends back a new 960x600 PNG); and
+lesson 2's step-size explorer of Cube, on the same front end. Debian's
 Chromium opens the notebook twice: straight, and through a local TCP proxy delaying every
 chunk by 50 ms each way (a 100 ms round trip, ordinary for Binder). For each explorer it
 dispatches key events on a slider handle and times, in the page, from the event to the
 animation frame that shows the picture's change (tools/page_timing.py): a point move
-(the x slider) and a range change (the upper end of the x range).
+(the x slider; the step-size explorer's h) and a range change (the upper end of the x
+range; the step-size explorer's point x, which needs new errors from the kernel).
 """
 
 import argparse
@@ -82,9 +84,10 @@ class KernelDrawn(widgets.VBox):
 NOTEBOOK_CELLS = [
     f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
     "from benchmarks.explorer_latency import KernelDrawn\n"
-    "from lessons_lib import RoundSTE, explore",
+    "from lessons_lib import Cube, RoundSTE, explore, explore_steps",
     "explore(RoundSTE)",
     "KernelDrawn(RoundSTE)",
+    "explore_steps(Cube, 2.0)",
 ]
 RUN_ALL = """async () => {
   const app = window.jupyterapp;
@@ -94,10 +97,12 @@ RUN_ALL = """async () => {
   await app.commands.execute('notebook:run-all-cells');
 }"""
 SHUT_DOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
-# (explorer, its root's CSS selector, the attribute a point move and a range change change)
+# (explorer, its root's CSS selector, the attribute a point move and a range change change,
+# the slider row whose handle makes a range change)
 EXPLORERS = [
-    ("browser-drawn", ".lessons-explorer", "data-x", "data-revision"),
-    ("kernel-drawn", ".kernel-drawn", "src", "src"),
+    ("browser-drawn", ".lessons-explorer", "data-x", "data-revision", ".explorer-range"),
+    ("kernel-drawn", ".kernel-drawn", "src", "src", ".explorer-range"),
+    ("step-size", ".step-explorer", "data-x", "data-revision", ".explorer-x"),
 ]
 
 
@@ -144,15 +149,16 @@ def measure(browser: object, base: str, token: str, notebook: str, moves: int) -
             timeout=60_000,
         )
         page.evaluate(RUN_ALL)
-        page.locator(".lessons-explorer .explorer-picture[data-revision]").wait_for()
+        page.locator(".lessons-explorer .explorer-picture[data-revision]").first.wait_for()
         page.locator(".kernel-drawn img.explorer-picture[src]").wait_for()
+        page.locator(".step-explorer .explorer-picture[data-revision]").wait_for()
         found = {}
-        for name, root, point, curves in EXPLORERS:
+        for name, root, point, curves, ranging in EXPLORERS:
             found[name, "point move"] = series(
                 page, root, ".explorer-point .noUi-handle", point, moves
             )
             found[name, "range change"] = series(
-                page, root, ".explorer-range .noUi-handle", curves, moves
+                page, root, f"{ranging} .noUi-handle", curves, moves
             )
         page.evaluate(SHUT_DOWN)
         return found
@@ -223,7 +229,8 @@ def main(argv: list[str]) -> int:
     load_after = os.getloadavg()[0]
 
     print(
-        f"Slider to picture in Chromium {version}, RoundSTE explorer, {args.moves} key events "
+        f"Slider to picture in Chromium {version}, RoundSTE explorers and Cube's step-size "
+        f"explorer, {args.moves} key events "
         f"per case; 1-minute load {load_before:.2f} before, {min(LOADS):.2f} to "
         f"{max(LOADS):.2f} during (this benchmark's own processes included), "
         f"{load_after:.2f} after"
@@ -249,6 +256,14 @@ def main(argv: list[str]) -> int:
         (
             "range change at 100 ms round trip <= 100 + 150 ms (median)",
             statistics.median(slow["browser-drawn", "range change"]) <= 250,
+        ),
+        (
+            "step-size explorer's h move at 100 ms round trip <= 30 ms (median)",
+            statistics.median(slow["step-size", "point move"]) <= 30,
+        ),
+        (
+            "step-size explorer's x move at 100 ms round trip <= 100 + 150 ms (median)",
+            statistics.median(slow["step-size", "range change"]) <= 250,
         ),
     ]
     for goal, met in verdicts:

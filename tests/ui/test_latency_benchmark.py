@@ -17,7 +17,7 @@ def test_latency_benchmark_runs_and_prints_every_case_and_goal(browser):
         timeout=600,
     ).stdout
     for link in ["straight", "100 ms round trip"]:
-        for explorer in ["browser-drawn", "kernel-drawn"]:
+        for explorer in ["browser-drawn", "kernel-drawn", "step-size"]:
             for case in ["point move", "range change"]:
                 assert f"{link:19}{explorer:15}{case:14}" in out
-    assert out.count("goal: ") == 3 and "1-minute load" in out
+    assert out.count("goal: ") == 5 and "1-minute load" in out
