@@ -110,11 +110,15 @@ function describeGradient(at, style, meta) {
   return { parts: [["x", x], ["scale", scale], ...values], verdict, alt };
 }
 
-/** Where h sits against a dtype's best step, in words: "smaller than its best step, 0.0078". */
-function against(h, best) {
-  const near = Math.abs(Math.log10(h / best)) < 0.125; // within half a slider step
+/**
+ * Where h sits against a dtype's marked step, in words: "smaller than its best step, 0.0078".
+ * The mark is the model's optimum, or the rule of thumb eps^(1/3) where the model has none.
+ */
+function against(h, best, fromModel) {
+  const near = Math.abs(Math.log10(h / best)) < 0.125; // within half a slider stop
   const where = near ? "at" : h < best ? "smaller than" : "larger than";
-  return `${where} its best step, ${formatNumber(best)}`;
+  const mark = fromModel ? "its best step" : "its rule-of-thumb step";
+  return `${where} ${mark}, ${formatNumber(best)}`;
 }
 
 /** The step-size explorer's words: h, each dtype's error, and where h sits against its best. */
@@ -128,7 +132,9 @@ function describeSteps(at, style, meta) {
   } else if (keys.every((key) => meta.best[key] === undefined)) {
     verdict = "nothing was measured: see the message above the sliders";
   } else {
-    verdict = keys.map((key) => `${labels[key]}: h is ${against(at.x, meta.best[key])}`).join("; ");
+    verdict = keys
+      .map((key) => `${labels[key]}: h is ${against(at.x, meta.best[key], meta.from_model[key])}`)
+      .join("; ");
   }
   const alt =
     `Step-size explorer for ${style.name} at x = ${formatNumber(meta.point)}: the error of ` +

@@ -2,10 +2,12 @@
 
 For f and a point x, at every step h of a log grid, in float32 and in float64: how far
 the central difference (f(x + h) - f(x - h)) / 2h lands from the slope it is checked
-against (a Function's own backward, as gradcheck does, or a derivative you give), beside
-finite_differences' error model and the step the model calls best. Learner code runs
-through finite_differences and probe, so a broken Function becomes a message, never a
-traceback.
+against (a Function's own backward, run in float64 at x as stored in each dtype, or a
+derivative you give), beside finite_differences' error model and the step the model
+calls best. Here the model's round-off term scales with |f| + |x f'|: the rounding of
+f's values and of x ± h itself, so it also holds near a zero of f and at large |x|.
+Learner code runs through finite_differences and probe, so a broken Function becomes a
+message, never a traceback.
 """
 
 import math
@@ -38,6 +40,9 @@ ON_GRID = 1e-9
 # f''' is taken as 0 when it is within this factor of its own round-off (third_difference):
 # a quadratic's estimate is noise, and a model built on noise marks a meaningless optimum.
 NOISE_FACTOR = 100
+# f''' is trusted when its estimates at stencil steps h and 2h agree this closely (relative);
+# across a kink or a jump they grow like 1/h or 1/h², and the model is left out.
+STEADY = 0.1
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,8 @@ class StepCurves:
     errors: dict[str, np.ndarray] = field(default_factory=dict)  # per dtype name
     model: dict[str, np.ndarray] = field(default_factory=dict)  # finite_differences' model
     best: dict[str, float] = field(default_factory=dict)  # the step marked best, per dtype
-    best_from_model: bool = False  # False: the model has no optimum here; best is eps^(1/3)
+    # Per dtype: is `best` the model's optimum? If not, it is the rule of thumb eps^(1/3).
+    from_model: dict[str, bool] = field(default_factory=dict)
     value: float = math.nan  # f(x), in float64
     slope: float = math.nan  # what the difference is checked against, at x
     third: float = math.nan  # f'''(x), estimated; 0 when it is lost in round-off
@@ -150,18 +156,32 @@ def measure(setup: StepSetup, x: float) -> StepCurves:
             curves.value = _value(setup, point)
             for key, dtype in DTYPES.items():
                 curves.errors[key] = np.array(step_errors(setup.f, setup.slope, x, curves.h, dtype))
-            curves.third = _third_derivative(setup, x, curves.value)
+            curves.third, steady = _third_derivative(setup, x, curves.value)
+            scales = {key: _roundoff_scale(setup, x, curves.slope, d) for key, d in DTYPES.items()}
     except LessonError as e:
         curves.failure = str(e)
         return curves
     _note_non_finite(curves)
-    usable = math.isfinite(curves.value) and math.isfinite(curves.third)
-    curves.best_from_model = usable and curves.value != 0 and curves.third != 0
+    if not any((errors > 0).any() for errors in curves.errors.values()):
+        curves.problems.append(
+            f"every error is exactly 0 at x = {x:g}: the difference hits the slope at every "
+            "step, and a log scale cannot show 0"
+        )
+    if not steady:
+        curves.problems.append(
+            f"f''' near x = {x:g} changes with the stencil's step (a kink or a jump within "
+            f"{4 * _stencil_step(x, curves.value):.2g} of x?): the model is left out, and "
+            "the dotted lines mark the rule of thumb eps^(1/3)"
+        )
     for key, dtype in DTYPES.items():
-        size, third = (abs(curves.value), abs(curves.third)) if usable else (0.0, 0.0)
-        curves.model[key] = np.array([error_model(h, dtype, size, third) for h in curves.h])
+        size, third = scales[key], abs(curves.third)
+        usable = steady and math.isfinite(size) and math.isfinite(third)
+        curves.model[key] = np.array(
+            [error_model(h, dtype, size, third) if usable else math.nan for h in curves.h]
+        )
+        curves.from_model[key] = usable and size > 0 and third > 0
         curves.best[key] = (
-            model_best_step(dtype, size, third) if curves.best_from_model else best_step(dtype)
+            model_best_step(dtype, size, third) if curves.from_model[key] else best_step(dtype)
         )
     return curves
 
@@ -191,12 +211,32 @@ def _value(setup: StepSetup, point: Tensor) -> float:
     return _checked(value, point, setup.name).item()
 
 
-def _third_derivative(setup: StepSetup, x: float, value: float) -> float:
-    """|f'''(x)| estimated in float64, or 0 when the estimate is no bigger than its round-off."""
-    h = 0.01 * max(1.0, abs(x))
-    third = third_difference(setup.f, x, h)
-    noise = NOISE_FACTOR * 3 * torch.finfo(torch.float64).eps * max(abs(value), 1e-300) / h**3
-    return 0.0 if abs(third) <= noise else third
+def _roundoff_scale(setup: StepSetup, x: float, slope: float, dtype: torch.dtype) -> float:
+    """|f| + |x f'| at x as stored in dtype: what rounding f(x ± h) and x ± h scales with."""
+    stored = torch.tensor([x], dtype=dtype).to(torch.float64)
+    return abs(_value(setup, stored)) + abs(stored.item() * slope)
+
+
+def _stencil_step(x: float, value: float) -> float:
+    """third_difference's step: large enough that its round-off, 3 eps |f| / h³, stays small."""
+    eps = torch.finfo(torch.float64).eps
+    return max(0.01 * max(1.0, abs(x)), (eps * abs(value)) ** (1 / 5))
+
+
+def _third_derivative(setup: StepSetup, x: float, value: float) -> tuple[float, bool]:
+    """f'''(x) in float64 (0 when lost in its own round-off), and whether it is steady.
+
+    Steady: the estimates at stencil steps h and 2h agree; across a kink they do not.
+    """
+    h = _stencil_step(x, value)
+    eps = torch.finfo(torch.float64).eps
+    estimates = []
+    for step in (h, 2 * h):
+        third = third_difference(setup.f, x, step)
+        noise = NOISE_FACTOR * 3 * eps * abs(value) / step**3
+        estimates.append(0.0 if abs(third) <= noise else third)
+    first, second = estimates
+    return first, abs(first - second) <= STEADY * max(abs(first), abs(second))
 
 
 def _note_non_finite(curves: StepCurves) -> None:

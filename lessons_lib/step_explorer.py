@@ -143,6 +143,7 @@ class StepExplorer(PictureWidget):
             "inputs": [self.x_slider.value],
             "point": self.x_slider.value,
             "best": self.curves.best,
+            "from_model": self.curves.from_model,
             "panels": self.plot.panels(),
         }
         samples = pack_rows([self.curves.h, *(self._errors(key) for key in KEYS)])
@@ -190,7 +191,7 @@ def explore_steps(
     *,
     derivative: Callable | None = None,
     x_range: tuple[float, float] | None = None,
-    h: float = 1e-2,
+    h: float = 1e-4,
 ) -> StepExplorer:
     """A live picture of a central difference's error against its step h, at the point x.
 

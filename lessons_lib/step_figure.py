@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from lessons_lib.display import PALETTE
 from lessons_lib.explorer_figure import DPI, FONT, HEIGHT, POINT_LINE, WIDTH, BlitFigure
-from lessons_lib.step_curves import KEYS, StepCurves, StepSetup
+from lessons_lib.step_curves import KEYS, STEPS, StepCurves, StepSetup
 
 LOOKS = {  # dtype: colour, measured marker, model line style (they differ in greyscale too)
     "float32": (PALETTE["blue"], "o", "--"),
@@ -20,7 +20,6 @@ LOOKS = {  # dtype: colour, measured marker, model line style (they differ in gr
 }
 MARKERS = {key: (0, colour, marker, 12) for key, (colour, marker, _) in LOOKS.items()}
 MOVING = ["step_line", *(f"{key}_marker" for key in KEYS)]
-FLOOR = 1e-18  # the lowest error the y axis shows: below float64's best by far
 
 
 class StepPlot(BlitFigure):
@@ -35,14 +34,13 @@ class StepPlot(BlitFigure):
         a, (ax,) = self.artists, self.figure.axes
         empty = np.full(curves.h.shape, np.nan)
         for key in KEYS:
-            a[f"{key}_measured"].set_data(curves.h, curves.errors.get(key, empty))
+            errors = curves.errors.get(key, empty)
+            # An error of exactly 0 has no place on a log axis: a gap, not a drop to the floor.
+            a[f"{key}_measured"].set_data(curves.h, np.where(errors > 0, errors, np.nan))
             a[f"{key}_model"].set_data(curves.h, curves.model.get(key, empty))
             best = curves.best.get(key, np.nan)
             a[f"{key}_best"].set_xdata([best, best])
-            a[f"{key}_best"].set_label(
-                f"{key}, best step {best:.1g}"
-                + ("" if curves.best_from_model else " (ε^(1/3): the model has none here)")
-            )
+            a[f"{key}_best"].set_label(_best_label(key, best, curves.from_model.get(key, False)))
         ax.set_xlim(curves.h[-1] / 2, curves.h[0] * 2)
         ax.set_ylim(*_error_limits(curves))
         slope = (
@@ -61,9 +59,19 @@ class StepPlot(BlitFigure):
         self.blit(MOVING)
 
 
+def _best_label(key: str, best: float, from_model: bool) -> str:
+    """The legend's words for a dtype's dotted line: the model's best h, or the rule of thumb."""
+    if np.isnan(best):
+        return f"{key} best h"
+    words = f"{key} best h ≈ {best:.1g}" if from_model else f"{key} ε^(1/3) ≈ {best:.1g}"
+    if not STEPS[-1] <= best <= STEPS[0]:
+        words += " (off the grid)"
+    return words if from_model else f"{words}\n(rule of thumb: no\nmodel optimum here)"
+
+
 def _error_limits(curves: StepCurves) -> tuple[float, float]:
-    """y limits on a log axis: every measured error above FLOOR, with a decade's margin."""
-    parts = [e[np.isfinite(e) & (e > FLOOR)] for e in curves.errors.values()]
+    """y limits on a log axis: every positive measured error, with a decade's margin."""
+    parts = [e[np.isfinite(e) & (e > 0)] for e in curves.errors.values()]
     values = np.concatenate(parts) if parts else np.empty(0)
     if values.size == 0:
         return 1e-16, 1.0
@@ -86,12 +94,12 @@ def _build_figure(setup: StepSetup) -> tuple[Figure, FigureCanvasAgg, dict]:
     a = {}
     for key, (colour, marker, model_style) in LOOKS.items():
         a[f"{key}_measured"] = ax.plot(
-            [], [], color=colour, marker=marker, ms=4, lw=2, label=f"{key}, measured"
+            [], [], color=colour, marker=marker, ms=4, lw=2, label=f"{key} measured"
         )[0]
         a[f"{key}_model"] = ax.plot(
-            [], [], color=colour, ls=model_style, lw=1.5, label=f"{key}, model h²|f'''|/6 + ε|f|/h"
+            [], [], color=colour, ls=model_style, lw=1.5, label=f"{key} model"
         )[0]
-        a[f"{key}_best"] = ax.axvline(1.0, color=colour, ls=":", lw=2, label=f"{key}, best step")
+        a[f"{key}_best"] = ax.axvline(1.0, color=colour, ls=":", lw=2, label=f"{key} best h")
     for key, (_, colour, marker, size) in MARKERS.items():
         a[f"{key}_marker"] = ax.plot([], [], marker, color=colour, ms=size, animated=True)[0]
     colour, width = POINT_LINE
@@ -100,6 +108,14 @@ def _build_figure(setup: StepSetup) -> tuple[Figure, FigureCanvasAgg, dict]:
     ax.set_ylabel(f"|central difference - {setup.slope_label}|", fontsize=FONT - 2)
     ax.tick_params(labelsize=FONT - 2)
     ax.grid(True, color="#dddddd")
+    # The model's formula, once, under the legend: it never changes, so it is static.
+    figure.text(
+        0.645,
+        0.12,
+        "model: h² |f'''| / 6 + ε (|f| + |x f'|) / h\nε: the dtype's machine epsilon",
+        fontsize=FONT - 3,
+        va="bottom",
+    )
     _legend(ax)
     for key, artist in a.items():
         artist.set_gid(key)  # a stable name, so tests can find each artist

@@ -61,21 +61,54 @@ def test_the_v_truncation_at_large_h_rounding_at_small_h_and_float32_giving_up_b
     assert errors["float64"].min() < 1e-4 * errors["float32"].min()
 
 
-def test_the_best_step_marked_is_the_models_with_f_and_f_third_measured_at_x():
+def test_the_best_step_marked_is_the_models_with_its_scales_measured_at_x():
     curves = measure(setup_for(Cube), 2.0)
-    assert curves.best_from_model and curves.third == pytest.approx(6.0)
+    assert curves.third == pytest.approx(6.0)
+    scale = 8.0 + 2.0 * 12.0  # |f| + |x f'|: rounding of f's values and of x ± h
     for key, dtype in DTYPES.items():
-        assert curves.best[key] == pytest.approx(model_best_step(dtype, 8.0, 6.0), rel=1e-9)
-        assert curves.model[key][0] == pytest.approx(1.0 + torch.finfo(dtype).eps * 8)
+        assert curves.from_model[key]
+        assert curves.best[key] == pytest.approx(model_best_step(dtype, scale, 6.0), rel=1e-9)
+        assert curves.model[key][0] == pytest.approx(1.0 + torch.finfo(dtype).eps * scale)
         measured_best = STEPS[np.argmin(curves.errors[key])]
         assert 0.1 < measured_best / curves.best[key] < 10
 
 
-@pytest.mark.parametrize(("fn", "x", "why"), [(Square, 2.0, "f''' = 0"), (Cube, 0.0, "f(0) = 0")])
+@pytest.mark.parametrize(
+    ("f", "x"),
+    [(torch.sin, math.pi), (torch.exp, -20.0), (lambda t: t**3 + 1e8, 1.0)],
+    ids=["zero of f", "tiny f", "huge f"],
+)
+def test_the_model_still_finds_the_v_near_a_zero_of_f_and_for_a_huge_f(f, x):
+    curves = measure(StepSetup(f, autograd_slope(f, "f"), "f", "autograd of f"), x)
+    assert curves.problems == []
+    for key in KEYS:
+        assert curves.from_model[key]
+        assert np.nanmax(curves.errors[key] / curves.model[key]) <= 1.1  # the model covers it
+        measured_best = STEPS[np.argmin(curves.errors[key])]
+        assert 0.05 < measured_best / curves.best[key] < 20
+
+
+@pytest.mark.parametrize(
+    ("fn", "x", "why"),
+    [(Square, 2.0, "f''' = 0: nothing to balance"), (Cube, 0.0, "f = x f' = 0: no round-off")],
+)
 def test_without_an_optimum_in_the_model_the_rule_of_thumb_is_marked(fn, x, why):
     curves = measure(setup_for(fn), x)
-    assert not curves.best_from_model, why
+    assert not any(curves.from_model.values()), why
     assert curves.best == {key: best_step(dtype) for key, dtype in DTYPES.items()}
+
+
+def test_near_a_kink_the_model_is_left_out_and_the_message_says_why():
+    relu = StepSetup(torch.relu, autograd_slope(torch.relu, "relu"), "relu", "autograd")
+    curves = measure(relu, 1e-3)
+    assert "a kink or a jump" in curves.problems[0]
+    assert all(np.isnan(model).all() for model in curves.model.values())
+    assert not any(curves.from_model.values())
+
+
+def test_errors_that_are_all_zero_are_named_as_such():
+    curves = measure(StepSetup(torch.abs, given_slope(torch.zeros_like), "abs", "0"), 0.0)
+    assert "every error is exactly 0 at x = 0" in curves.problems[0]
 
 
 def test_a_wrong_backward_is_a_floor_where_the_difference_is_accurate():

@@ -47,11 +47,20 @@ def test_the_panel_says_where_a_step_and_an_error_land_on_its_log_axes():
         assert expected == pytest.approx((px, HEIGHT - py))
 
 
-def test_the_legend_names_each_dtypes_best_step_and_when_the_model_has_none():
+def test_the_legend_names_each_dtypes_best_step_the_rule_of_thumb_and_what_is_off_the_grid():
     texts = legend_texts(explore_steps(Cube, 2.0))
-    assert "float32, best step 0.008" in texts and "float64, best step 1e-05" in texts
+    assert "float32 best h ≈ 0.01" in texts and "float64 best h ≈ 2e-05" in texts
     square = legend_texts(explore_steps(Square, 2.0))  # f''' = 0: no truncation to balance
-    assert "float64, best step 6e-06 (ε^(1/3): the model has none here)" in square
+    assert "float64 ε^(1/3) ≈ 6e-06\n(rule of thumb: no\nmodel optimum here)" in square
+    far = legend_texts(explore_steps(Cube, 1000.0, x_range=(-1000, 1000)))
+    assert "float32 best h ≈ 6 (off the grid)" in far
+
+
+def test_the_y_axis_reaches_down_to_the_smallest_error():
+    ex = explore_steps(Cube, 0.0)  # pure truncation: the error is h², down to 1e-30
+    (ax,) = ex.plot.figure.axes
+    smallest = min(e[e > 0].min() for e in ex.curves.errors.values())
+    assert ax.get_ylim()[0] <= smallest
 
 
 def test_moving_x_redraws_the_title_and_the_best_steps():
@@ -60,7 +69,7 @@ def test_moving_x_redraws_the_title_and_the_best_steps():
     assert ax.get_title(loc="left") == "Cube at x = 2: Cube's backward says 12"
     ex.x_slider.value = 1.0
     assert ax.get_title(loc="left") == "Cube at x = 1: Cube's backward says 3"
-    assert "float32, best step 0.004" in legend_texts(ex)
+    assert "float32 best h ≈ 0.006" in legend_texts(ex)
 
 
 def test_the_browser_draws_circles_for_float32_and_squares_for_float64():

@@ -140,6 +140,7 @@ def test_a_step_reads_each_dtypes_error_and_where_h_sits_against_its_best_step(f
         "revision": 1,
         "point": 2.0,
         "best": {"float32": 0.00781249999999974, "float64": 9.6e-06},
+        "from_model": {"float32": True, "float64": False},
     }
     at = front("pointAt", 10**-2.5 * (1 + 1e-14), samples, {}, meta, style)
     assert at["known"] and at["x"] == STEPS[10] and at["float32"] == 1e-4
@@ -148,7 +149,7 @@ def test_a_step_reads_each_dtypes_error_and_where_h_sits_against_its_best_step(f
         "Step-size explorer for Cube at x = 2: the error of a central difference against "
         "the step h, both on log scales, in float32 and float64. At h = 0.003162: float32 "
         "off by 0.0001, float64 off by 2e-06; float32: h is smaller than its best step, "
-        "0.007812; float64: h is larger than its best step, 9.6e-06."
+        "0.007812; float64: h is larger than its rule-of-thumb step, 9.6e-06."
     )
     near = front("describe", {**at, "x": 0.008}, style, meta)["verdict"]
     assert near.startswith("float32: h is at its best step")
