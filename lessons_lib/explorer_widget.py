@@ -23,16 +23,63 @@ BOX_WIDTH = 160  # pixels: the number box beside a slider; slider and box span t
 
 
 class PictureWidget(widgets.VBox):
-    """A widget whose picture is also stored as a PNG, for viewers that cannot run widgets.
+    """The explorers' shared kernel half: curves measured here, every point move drawn there.
 
-    Subclasses give png() (the whole picture at the current point) and `summary`, the
-    one-line text a viewer without images shows.
+    A point move needs nothing from the kernel unless the point falls between samples,
+    when it answers with the exact values there; any other input marks the curves stale
+    and asks for an update, throttled while a slider is dragged. The picture is also
+    stored as a PNG for viewers that cannot run widgets. Subclasses set plot, picture,
+    curves, point_slider and inputs before calling __init__, and give readout_keys, summary,
+    _measure (new curves into self.curves), _samples, _meta and point_values.
     """
 
-    summary = ""
+    readout_keys: tuple[str, ...] = ()  # what the picture reads at the point, in order
+    summary = ""  # what a viewer without images or widgets shows
+
+    def __init__(self, children: list[widgets.Widget]) -> None:
+        self._stale = True  # an input of the curves changed since they were measured
+        self._revision = 0  # counts the curves sent to the picture
+        self._throttle = Throttle(self.update)
+        self.point_slider.observe(self._on_point, "value")
+        super().__init__(children)
+        self.add_class("lessons-explorer")  # a stable hook for the browser tests and CSS
+        self.update()
+
+    def _on_point(self, change: dict) -> None:
+        if not self._stale:  # else the coming update answers for the new point too
+            self.picture.exact = self._exact()
+
+    def _request_update(self, change: dict | None = None) -> None:
+        self._stale = True
+        self._throttle.request()
+
+    def update(self) -> None:
+        """Bring the picture up to date: if an input changed, measure and send new curves."""
+        if not self._stale:
+            return
+        self._stale = False
+        self._measure()
+        self.plot.draw_curves(self.curves)
+        self._revision += 1
+        meta = {
+            "revision": self._revision,
+            "inputs": [input.value for input in self.inputs],
+            **self._meta(),
+            "panels": self.plot.panels(),
+        }
+        self.picture.show(self.plot.background_png(), self._samples(), meta, self._exact())
+
+    def _exact(self) -> dict:
+        """The values at a point between samples, for the front end; {} on a sample."""
+        if self.curves.index_of(self.point_slider.value) is not None:
+            return {}
+        return exact_values(self.point_values(), self._revision, self.readout_keys)
 
     def png(self, compress_level: int = STORED_PNG_LEVEL) -> bytes:
-        raise NotImplementedError
+        """The whole picture at the current point, as PNG bytes: what a static viewer shows."""
+        self.update()
+        self.plot.draw_point(self.point_values())
+        return self.plot.png(compress_level)
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
         """The widget view, plus a PNG of the picture for viewers that cannot run widgets."""
@@ -45,6 +92,8 @@ class PictureWidget(widgets.VBox):
 class Explorer(PictureWidget):
     """The live explorer: a picture, a message area and the sliders, each with a number box."""
 
+    readout_keys = KEYS
+
     def __init__(
         self, setup: Setup, x_range: tuple[float, float], point: float, scale: float
     ) -> None:
@@ -52,8 +101,6 @@ class Explorer(PictureWidget):
         self.plot = Plot(setup)
         self.curves = Curves(x=np.empty(0))
         self._held = list(setup.hold)
-        self._stale = True  # an input of the curves changed since they were measured
-        self._revision = 0  # counts the curves sent to the picture
 
         lo, hi = x_range
         width = hi - lo
@@ -95,7 +142,7 @@ class Explorer(PictureWidget):
         self.param_boxes = {name: box_for(s, name) for name, s in self.param_sliders.items()}
         # Every value the curves depend on, in the order meta["inputs"] lists them: the
         # front end compares them with what the curves on screen were measured with.
-        self._inputs = [self.range_slider, self.scale_slider, *self.param_sliders.values()]
+        self.inputs = [self.range_slider, self.scale_slider, *self.param_sliders.values()]
         # The front end links each slider to its box(es) in the browser: a typed x is drawn
         # without a round trip to the kernel, and a typed range moves the slider at once.
         boxes = [
@@ -105,15 +152,13 @@ class Explorer(PictureWidget):
         ] + [[self.param_sliders[name], self.param_boxes[name]] for name in self.param_sliders]
         self.picture = Picture(
             style=self._style(),
-            controls={"point": self.point_slider, "inputs": self._inputs, "boxes": boxes},
+            controls={"point": self.point_slider, "inputs": self.inputs, "boxes": boxes},
         )
         self.message = widgets.HTML(layout=widgets.Layout(width=f"{WIDTH}px"))
 
-        self._throttle = Throttle(self.update)
-        self.point_slider.observe(self._on_point, "value")
         self.range_slider.observe(self._on_range, "value")
         for s in [self.scale_slider, *self.param_sliders.values()]:
-            s.observe(self._on_curve_input, "value")
+            s.observe(self._request_update, "value")
         rows = [
             slider_row(self.point_slider, [self.point_box], "explorer-point"),
             slider_row(self.range_slider, [self.low_box, self.high_box], "explorer-range"),
@@ -123,9 +168,6 @@ class Explorer(PictureWidget):
             for name in self.param_sliders
         ]
         super().__init__([self.picture, self.message, *rows])
-        # Stable hooks for the real-browser tests (tests/ui) and for notebook CSS.
-        self.add_class("lessons-explorer")
-        self.update()
 
     def _point_step(self, lo: float, hi: float) -> float:
         """One step of the point slider is one sample of the curves."""
@@ -146,10 +188,6 @@ class Explorer(PictureWidget):
             "on_grid": ON_GRID,
         }
 
-    def _on_point(self, change: dict) -> None:
-        if not self._stale:  # else the coming update answers for the new point too
-            self.picture.exact = self._exact()
-
     def _on_range(self, change: dict) -> None:
         lo, hi = change["new"]
         self._stale = True  # before the point is clamped: its values come with the new curves
@@ -158,26 +196,11 @@ class Explorer(PictureWidget):
                 target.min, target.max, target.step = lo, hi, self._point_step(lo, hi)
         self._throttle.request()
 
-    def _on_curve_input(self, change: dict) -> None:
-        self._stale = True
-        self._throttle.request()
+    def _meta(self) -> dict:
+        return {"range": list(self.range_slider.value), "scale": self.scale_slider.value}
 
-    def update(self) -> None:
-        """Bring the picture up to date: if an input changed, measure and send new curves."""
-        if not self._stale:
-            return
-        self._stale = False
-        self._recompute()
-        self.plot.draw_curves(self.curves)
-        self._revision += 1
-        meta = {
-            "revision": self._revision,
-            "inputs": [input.value for input in self._inputs],
-            "range": list(self.range_slider.value),
-            "scale": self.scale_slider.value,
-            "panels": self.plot.panels(),
-        }
-        self.picture.show(self.plot.background_png(), pack(self.curves), meta, self._exact())
+    def _samples(self) -> bytes:
+        return pack(self.curves)
 
     def held(self) -> list:
         """The held inputs, with the parameter sliders' current values."""
@@ -197,13 +220,7 @@ class Explorer(PictureWidget):
             return self.curves.at(index)
         return self.setup.measure_point(x, self.held(), self.scale_slider.value, self.curves)
 
-    def _exact(self) -> dict:
-        """The values at a point between samples, for the front end; {} on a sample."""
-        if self.curves.index_of(self.point_slider.value) is not None:
-            return {}
-        return exact_values(self.point_values(), self._revision)
-
-    def _recompute(self) -> None:
+    def _measure(self) -> None:
         lo, hi = self.range_slider.value
         if not hi > lo:
             self.curves = Curves(x=np.empty(0), failure="the x range is empty: widen it")
@@ -216,12 +233,6 @@ class Explorer(PictureWidget):
             self.curves.problems,
             f"change the range or the sliders, or fix {self.setup.name} and call explore again",
         )
-
-    def png(self, compress_level: int = STORED_PNG_LEVEL) -> bytes:
-        """The whole picture at the current point, as PNG bytes: what a static viewer shows."""
-        self.update()
-        self.plot.draw_point(self.point_values())
-        return self.plot.png(compress_level)
 
     def __repr__(self) -> str:
         return f"<gradient explorer for {self.setup.name}>"

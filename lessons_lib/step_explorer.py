@@ -19,9 +19,8 @@ import torch
 
 from lessons_lib.errors import InputError, NotAFunctionError
 from lessons_lib.explorer import checked_range
-from lessons_lib.explorer_figure import STORED_PNG_LEVEL, WIDTH, style
-from lessons_lib.explorer_picture import Picture, exact_values, pack_rows
-from lessons_lib.explorer_throttle import Throttle
+from lessons_lib.explorer_figure import WIDTH, style
+from lessons_lib.explorer_picture import Picture, pack_rows
 from lessons_lib.explorer_widget import (
     PictureWidget,
     box_for,
@@ -53,17 +52,17 @@ __all__ = ["StepExplorer", "explore_steps"]
 class StepExplorer(PictureWidget):
     """The live step-size explorer: the picture, a message area, the h and x sliders."""
 
+    readout_keys = KEYS
+
     def __init__(
         self, setup: StepSetup, x: float, x_range: tuple[float, float], step: float
     ) -> None:
         self.setup = setup
         self.plot = StepPlot(setup)
         self.curves = StepCurves(x=x)
-        self._stale = True  # the point changed since the errors were measured
-        self._revision = 0  # counts the curves sent to the picture
-
         lo, hi = x_range
-        self.step_slider = widgets.FloatLogSlider(
+        # The point slider of the shared machinery is h: a move is drawn in the browser.
+        self.point_slider = self.step_slider = widgets.FloatLogSlider(
             value=step,
             base=10,
             min=-DECADES,
@@ -78,18 +77,17 @@ class StepExplorer(PictureWidget):
         # No arrow step in the box: the slider's step is in powers of ten, not in h.
         self.step_box = number_box(step, float(STEPS[-1]), float(STEPS[0]), None, "h")
         self.x_box = box_for(self.x_slider, "x")
+        self.inputs = [self.x_slider]  # a new x needs new errors, which only the kernel has
         self.picture = Picture(
             style=self._style(),
             controls={
                 "point": self.step_slider,
-                "inputs": [self.x_slider],
+                "inputs": self.inputs,
                 "boxes": [[self.step_slider, self.step_box], [self.x_slider, self.x_box]],
             },
         )
         self.message = widgets.HTML(layout=widgets.Layout(width=f"{WIDTH}px"))
-        self._throttle = Throttle(self.update)
-        self.step_slider.observe(self._on_step, "value")
-        self.x_slider.observe(self._on_x, "value")
+        self.x_slider.observe(self._request_update, "value")
         super().__init__(
             [
                 self.picture,
@@ -99,9 +97,7 @@ class StepExplorer(PictureWidget):
                 slider_row(self.x_slider, [self.x_box], "explorer-x"),
             ]
         )
-        self.add_class("lessons-explorer")
         self.add_class("step-explorer")
-        self.update()
 
     def _style(self) -> dict:
         return {
@@ -116,19 +112,7 @@ class StepExplorer(PictureWidget):
             "on_grid": ON_GRID,
         }
 
-    def _on_step(self, change: dict) -> None:
-        if not self._stale:  # else the coming update answers for the new step too
-            self.picture.exact = self._exact()
-
-    def _on_x(self, change: dict) -> None:
-        self._stale = True
-        self._throttle.request()
-
-    def update(self) -> None:
-        """Bring the picture up to date: if x changed, measure and send the new errors."""
-        if not self._stale:
-            return
-        self._stale = False
+    def _measure(self) -> None:
         self.curves = measure(self.setup, self.x_slider.value)
         show_problems(
             self.message,
@@ -136,21 +120,14 @@ class StepExplorer(PictureWidget):
             self.curves.problems,
             f"move x, or fix {self.setup.name} and call explore_steps again",
         )
-        self.plot.draw_curves(self.curves)
-        self._revision += 1
-        meta = {
-            "revision": self._revision,
-            "inputs": [self.x_slider.value],
-            "point": self.x_slider.value,
-            "best": self.curves.best,
-            "from_model": self.curves.from_model,
-            "panels": self.plot.panels(),
-        }
-        samples = pack_rows([self.curves.h, *(self._errors(key) for key in KEYS)])
-        self.picture.show(self.plot.background_png(), samples, meta, self._exact())
 
-    def _errors(self, key: str) -> np.ndarray:
-        return self.curves.errors.get(key, np.full(self.curves.h.shape, np.nan))
+    def _meta(self) -> dict:
+        best, from_model = self.curves.best, self.curves.from_model
+        return {"point": self.x_slider.value, "best": best, "from_model": from_model}
+
+    def _samples(self) -> bytes:
+        missing = np.full(self.curves.h.shape, np.nan)
+        return pack_rows([self.curves.h, *(self.curves.errors.get(k, missing) for k in KEYS)])
 
     def point_values(self) -> dict:
         """h and each dtype's error at the h slider: from the samples, else measured at h."""
@@ -161,18 +138,6 @@ class StepExplorer(PictureWidget):
         if self.curves.failure is not None:
             return {"x": step, **dict.fromkeys(KEYS, math.nan)}
         return measure_step(self.setup, self.curves.x, step)
-
-    def _exact(self) -> dict:
-        """The errors at a step between samples, for the front end; {} on a sample."""
-        if self.curves.index_of(self.step_slider.value) is not None:
-            return {}
-        return exact_values(self.point_values(), self._revision, KEYS)
-
-    def png(self, compress_level: int = STORED_PNG_LEVEL) -> bytes:
-        """The whole picture at the current step, as PNG bytes: what a static viewer shows."""
-        self.update()
-        self.plot.draw_point(self.point_values())
-        return self.plot.png(compress_level)
 
     @property
     def summary(self) -> str:

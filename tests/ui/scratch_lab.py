@@ -6,11 +6,13 @@ fetch nothing beyond this machine, and the page-side calls that run a cell, read
 output and read the picture's text alternative.
 """
 
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from tests.lab_server import Lab, running_lab
 from tools.notebooks import KERNELSPEC
@@ -73,6 +75,27 @@ def notebook_page(browser, lab: Lab, link: SlowLink) -> Iterator:
     page.evaluate(SHUT_DOWN)
     page.close()
     assert [url for url in fetched if not url.startswith(LOCAL)] == []
+
+
+def fixtures(cells: list[str], name: str) -> tuple:
+    """A test module's fixtures: `lab_and_link` (module-wide) and `page` (a fresh kernel each).
+
+    Use as `lab_and_link, page = fixtures(CELLS, "ui-name")` at a test module's top level.
+    """
+
+    @pytest.fixture(scope="module")
+    def lab_and_link(tmp_path_factory):
+        folder = tmp_path_factory.mktemp(name)
+        with scratch_lab(folder, cells, name) as both:
+            yield both
+        shutil.rmtree(folder, ignore_errors=True)
+
+    @pytest.fixture
+    def page(browser, lab_and_link):
+        with notebook_page(browser, *lab_and_link) as page:
+            yield page
+
+    return lab_and_link, page
 
 
 def alt(page, index=0):

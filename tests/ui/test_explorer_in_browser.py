@@ -8,8 +8,6 @@ every control is reached and used with the keyboard alone; a broken Function sti
 shows its message inside the widget.
 """
 
-import shutil
-
 import pytest
 
 from tests.ui.scratch_lab import (
@@ -19,8 +17,7 @@ from tests.ui.scratch_lab import (
     ROUND_TRIP_MS,
     RUN_CELL,
     alt,
-    notebook_page,
-    scratch_lab,
+    fixtures,
     wait_for_words,
 )
 from tools.page_timing import key_to_picture
@@ -41,18 +38,7 @@ CELLS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def lab_and_link(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("explorer")
-    with scratch_lab(folder, CELLS, "ui-explorer") as both:
-        yield both
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def page(browser, lab_and_link):
-    with notebook_page(browser, *lab_and_link) as page:
-        yield page
+lab_and_link, page = fixtures(CELLS, "ui-explorer")
 
 
 def fresh_explorer(page):

@@ -7,8 +7,6 @@ it holds, even while the kernel sleeps; a typed h lands on the slider's nearest 
 learner's own Function is explored, and a broken one shows its message in the widget.
 """
 
-import shutil
-
 import pytest
 
 from lessons_lib import Cube
@@ -21,8 +19,7 @@ from tests.ui.scratch_lab import (
     ROUND_TRIP_MS,
     RUN_CELL,
     alt,
-    notebook_page,
-    scratch_lab,
+    fixtures,
     wait_for_words,
 )
 from tools.page_timing import key_to_picture
@@ -49,18 +46,7 @@ CELLS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def lab_and_link(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("steps")
-    with scratch_lab(folder, CELLS, "ui-steps") as both:
-        yield both
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def page(browser, lab_and_link):
-    with notebook_page(browser, *lab_and_link) as page:
-        yield page
+lab_and_link, page = fixtures(CELLS, "ui-steps")
 
 
 def run(page, index):
