@@ -22,6 +22,7 @@ from lessons_lib.explorer_figure import (
     style,
 )
 from tests.learner_functions import cube, function, save_and, saved
+from tests.pictures import green_pixels, pixels
 
 CubeWrongPower = function("CubeWrongPower", save_and(cube), lambda ctx, g: g * 2 * saved(ctx) ** 2)
 
@@ -41,10 +42,6 @@ def shaded(plot, x):
     paths = artist(plot, "disagree").get_paths()
     spans = [(p.vertices[:, 0].min(), p.vertices[:, 0].max()) for p in paths]
     return np.array([any(lo <= v <= hi for lo, hi in spans) for v in x])
-
-
-def pixels(png):
-    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
 
 
 def test_the_lines_hold_the_curves_and_the_shading_marks_where_they_differ():
@@ -82,11 +79,9 @@ def test_a_point_move_draws_no_panel_and_a_curve_change_redraws_each_panel_once(
 
 def test_the_background_leaves_out_the_moving_parts_and_the_static_picture_has_them():
     ex = explore(Cube, x_range=(-2, 2), point=1.0)
-    background, full = pixels(ex.plot.background_png()), pixels(ex.png())
-    green = np.array([int(PALETTE["green"][i : i + 2], 16) for i in (1, 3, 5)])
-    is_green = lambda image: (np.abs(image.astype(int) - green).sum(axis=2) < 30).sum()  # noqa: E731
-    assert is_green(background) == 0 and is_green(full) > 200  # the point's line
-    assert background.shape == full.shape == (HEIGHT, WIDTH, 3)
+    background, full = ex.plot.background_png(), ex.png()
+    assert green_pixels(background) == 0 and green_pixels(full) > 200  # the point's line
+    assert pixels(background).shape == pixels(full).shape == (HEIGHT, WIDTH, 3)
 
 
 def test_panels_say_where_data_lands_in_pixels_so_the_browser_draws_over_the_right_spot():

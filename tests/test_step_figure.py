@@ -1,20 +1,13 @@
 """step_figure: the V drawn on log-log axes, the best steps in the legend, the step blitted."""
 
-import io
-
 import numpy as np
 import pytest
-from PIL import Image
 
 from lessons_lib import Cube, Square
-from lessons_lib.display import PALETTE
 from lessons_lib.explorer_figure import HEIGHT, WIDTH, style
 from lessons_lib.step_explorer import explore_steps
 from lessons_lib.step_figure import MARKERS
-
-
-def pixels(png):
-    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+from tests.pictures import green_pixels, pixels
 
 
 def legend_texts(ex):
@@ -24,11 +17,9 @@ def legend_texts(ex):
 
 def test_the_background_leaves_out_the_step_and_the_static_picture_has_it():
     ex = explore_steps(Cube, 2.0)
-    background, full = pixels(ex.plot.background_png()), pixels(ex.png())
-    green = np.array([int(PALETTE["green"][i : i + 2], 16) for i in (1, 3, 5)])
-    is_green = lambda image: (np.abs(image.astype(int) - green).sum(axis=2) < 30).sum()  # noqa: E731
-    assert is_green(background) == 0 and is_green(full) > 200  # the step's line
-    assert background.shape == full.shape == (HEIGHT, WIDTH, 3)
+    background, full = ex.plot.background_png(), ex.png()
+    assert green_pixels(background) == 0 and green_pixels(full) > 200  # the step's line
+    assert pixels(background).shape == pixels(full).shape == (HEIGHT, WIDTH, 3)
 
 
 def test_the_panel_says_where_a_step_and_an_error_land_on_its_log_axes():
