@@ -5,6 +5,7 @@ other: truncation, about h² |f'''| / 6, which shrinks with h, and round-off, ab
 eps |f| / h, which grows as h shrinks. Their sum is smallest near h = eps^(1/3).
 """
 
+import math
 from collections.abc import Callable, Sequence
 
 import torch
@@ -20,8 +21,8 @@ __all__ = [
     "error_model",
     "model_best_step",
     "roundoff_error",
+    "smooth_derivatives",
     "step_errors",
-    "third_difference",
     "truncation_error",
 ]
 
@@ -164,13 +165,46 @@ def directional_difference(
         return (plus - minus) / (2 * step)
 
 
-def third_difference(f: Callable[[Tensor], Tensor], x: float, h: float) -> float:
-    """f'''(x) from (f(x + 2h) - 2 f(x + h) + 2 f(x - h) - f(x - 2h)) / 2h³, in float64.
+# A stencil estimate within this many times its own round-off counts as 0; estimates at two
+# steps in a row that agree to this fraction count as steady.
+NOISE_FACTOR, STEADY = 100, 0.1
+# The stencil step shrinks by the golden ratio: two steps in an irrational ratio cannot both
+# sit on multiples of a period, so a periodic f cannot alias into a false agreement.
+SHRINK = (1 + 5**0.5) / 2
+MAX_SHRINKS = 65  # a factor of about 4e13 in all
 
-    Accurate to O(h²); its own round-off is about 3 eps |f| / h³, so h should not be tiny.
+
+def smooth_derivatives(f: Callable[[Tensor], Tensor], x: float) -> tuple[float, float] | None:
+    """f''(x) and f'''(x) in float64 where f is smooth around x; None near a kink or a jump.
+
+    Central differences on five points x + (-2, -1, 0, 1, 2) h, with h shrinking from
+    0.2 max(1, |x|) until the estimates at two steps in a row agree for both derivatives. An estimate
+    that round-off (about 4 eps |f| / h² and 3 eps |f| / h³) could change by a tenth
+    counts as 0. Across a
+    kink or a jump the estimates grow like 1/h or faster and never agree; points outside
+    f's domain (NaN) make the step shrink too.
     """
-    step = _check_step(h)
-    with torch.no_grad():
-        t = torch.tensor([x + 2 * step, x + step, x - step, x - 2 * step], dtype=torch.float64)
-        a, b, c, d = _evaluate(f, t, "x ± h and x ± 2h").tolist()
-    return (a - 2 * b + 2 * c - d) / (2 * step**3)
+    eps = torch.finfo(torch.float64).eps
+    offsets = torch.tensor([-2.0, -1.0, 0.0, 1.0, 2.0], dtype=torch.float64)
+    before = None
+    for k in range(MAX_SHRINKS + 1):
+        h = 0.2 * max(1.0, abs(x)) / SHRINK**k
+        with torch.no_grad():
+            v = _evaluate(f, x + h * offsets, "x + (-2, -1, 0, 1, 2) h").tolist()
+        if not all(math.isfinite(value) for value in v):
+            before = None  # outside f's domain at this h: shrink
+            continue
+        size = max(abs(value) for value in v)
+        second = (v[3] - 2 * v[2] + v[1]) / h**2
+        third = (v[4] - 2 * v[3] + 2 * v[1] - v[0]) / (2 * h**3)
+        noise = (NOISE_FACTOR * 4 * eps * size / h**2, NOISE_FACTOR * 3 * eps * size / h**3)
+        # Not resolved to STEADY above its round-off: as good as 0 at this step or any smaller.
+        now = [
+            0.0 if STEADY * abs(d) <= n else d for d, n in zip((second, third), noise, strict=True)
+        ]
+        if before is not None and all(
+            abs(a - b) <= STEADY * max(abs(a), abs(b)) for a, b in zip(now, before, strict=True)
+        ):
+            return now[0], now[1]
+        before = now
+    return None

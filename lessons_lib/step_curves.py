@@ -23,8 +23,8 @@ from lessons_lib.finite_differences import (
     best_step,
     error_model,
     model_best_step,
+    smooth_derivatives,
     step_errors,
-    third_difference,
 )
 from lessons_lib.probe import engine_run, preserved_global_state, vjp
 
@@ -37,12 +37,6 @@ KEYS = tuple(DTYPES)  # what the readout shows at a step, in order
 # A step is on the grid when its log10 is this close to a sample's, relative to the grid's
 # width in decades: far below a slider stop, far above a log slider's rounding.
 ON_GRID = 1e-9
-# f''' is taken as 0 when it is within this factor of its own round-off (third_difference):
-# a quadratic's estimate is noise, and a model built on noise marks a meaningless optimum.
-NOISE_FACTOR = 100
-# f''' is trusted when its estimates at stencil steps h and 2h agree this closely (relative);
-# across a kink or a jump they grow like 1/h or 1/h², and the model is left out.
-STEADY = 0.1
 
 
 @dataclass(frozen=True)
@@ -64,8 +58,10 @@ class StepCurves:
     errors: dict[str, np.ndarray] = field(default_factory=dict)  # per dtype name
     model: dict[str, np.ndarray] = field(default_factory=dict)  # finite_differences' model
     best: dict[str, float] = field(default_factory=dict)  # the step marked best, per dtype
-    # Per dtype: is `best` the model's optimum? If not, it is the rule of thumb eps^(1/3).
+    # Per dtype: is `best` the model's optimum? If not, it is the rule of thumb eps^(1/3),
+    # and `no_optimum` says why the model has none (which way it points, or that it is out).
     from_model: dict[str, bool] = field(default_factory=dict)
+    no_optimum: dict[str, str] = field(default_factory=dict)
     value: float = math.nan  # f(x), in float64
     slope: float = math.nan  # what the difference is checked against, at x
     third: float = math.nan  # f'''(x), estimated; 0 when it is lost in round-off
@@ -156,7 +152,9 @@ def measure(setup: StepSetup, x: float) -> StepCurves:
             curves.value = _value(setup, point)
             for key, dtype in DTYPES.items():
                 curves.errors[key] = np.array(step_errors(setup.f, setup.slope, x, curves.h, dtype))
-            curves.third, steady = _third_derivative(setup, x, curves.value)
+            if not math.isfinite(curves.value):
+                raise LessonError(f"{setup.name} gives {curves.value} at x = {x:g}: move x")
+            derivatives = smooth_derivatives(setup.f, x)
             scales = {key: _roundoff_scale(setup, x, curves.slope, d) for key, d in DTYPES.items()}
     except LessonError as e:
         curves.failure = str(e)
@@ -167,23 +165,38 @@ def measure(setup: StepSetup, x: float) -> StepCurves:
             f"every error is exactly 0 at x = {x:g}: the difference hits the slope at every "
             "step, and a log scale cannot show 0"
         )
-    if not steady:
+    if derivatives is None:
         curves.problems.append(
-            f"f''' near x = {x:g} changes with the stencil's step (a kink or a jump within "
-            f"{4 * _stencil_step(x, curves.value):.2g} of x?): the model is left out, and "
-            "the dotted lines mark the rule of thumb eps^(1/3)"
+            f"f is not smooth at x = {x:g} (a kink or a jump at or near it): the model is left "
+            "out. At a kink the central difference averages the slopes on either side, which "
+            "need not be the one backward returns: a floor there is not a wrong backward."
         )
+    curves.third = math.nan if derivatives is None else derivatives[1]
     for key, dtype in DTYPES.items():
         size, third = scales[key], abs(curves.third)
-        usable = steady and math.isfinite(size) and math.isfinite(third)
+        usable = derivatives is not None and math.isfinite(size)
         curves.model[key] = np.array(
             [error_model(h, dtype, size, third) if usable else math.nan for h in curves.h]
         )
         curves.from_model[key] = usable and size > 0 and third > 0
-        curves.best[key] = (
-            model_best_step(dtype, size, third) if curves.from_model[key] else best_step(dtype)
-        )
+        if curves.from_model[key]:
+            curves.best[key] = model_best_step(dtype, size, third)
+        else:
+            curves.best[key] = best_step(dtype)
+            curves.no_optimum[key] = _why_no_optimum(usable, size, third)
+    _note_beyond_the_model(curves)
     return curves
+
+
+def _why_no_optimum(usable: bool, size: float, third: float) -> str:
+    """Why the model marks no best step, in a few words for the legend."""
+    if not usable:
+        return "no model at a kink"
+    if third == 0 and size > 0:
+        return "f''' = 0: the model favours larger h"
+    if size == 0 and third > 0:
+        return "no round-off at x: the model favours smaller h"
+    return "the model is 0 here"
 
 
 def measure_step(setup: StepSetup, x: float, h: float) -> dict[str, float]:
@@ -217,26 +230,20 @@ def _roundoff_scale(setup: StepSetup, x: float, slope: float, dtype: torch.dtype
     return abs(_value(setup, stored)) + abs(stored.item() * slope)
 
 
-def _stencil_step(x: float, value: float) -> float:
-    """third_difference's step: large enough that its round-off, 3 eps |f| / h³, stays small."""
-    eps = torch.finfo(torch.float64).eps
-    return max(0.01 * max(1.0, abs(x)), (eps * abs(value)) ** (1 / 5))
-
-
-def _third_derivative(setup: StepSetup, x: float, value: float) -> tuple[float, bool]:
-    """f'''(x) in float64 (0 when lost in its own round-off), and whether it is steady.
-
-    Steady: the estimates at stencil steps h and 2h agree; across a kink they do not.
-    """
-    h = _stencil_step(x, value)
-    eps = torch.finfo(torch.float64).eps
-    estimates = []
-    for step in (h, 2 * h):
-        third = third_difference(setup.f, x, step)
-        noise = NOISE_FACTOR * 3 * eps * abs(value) / step**3
-        estimates.append(0.0 if abs(third) <= noise else third)
-    first, second = estimates
-    return first, abs(first - second) <= STEADY * max(abs(first), abs(second))
+def _note_beyond_the_model(curves: StepCurves, factor: float = 10.0) -> None:
+    """Name the steps where the error is far above the model: something else dominates there."""
+    for key, errors in curves.errors.items():
+        model = curves.model[key]
+        with np.errstate(invalid="ignore"):
+            far = (model > 0) & (errors > factor * model)
+        if far.any():
+            steps = curves.h[far]
+            curves.problems.append(
+                f"in {key} the error is more than {factor:g} times the model's estimate at "
+                f"{far.sum()} of {far.size} steps (h from {steps.min():.0e} to {steps.max():.0e}): "
+                "something the model leaves out dominates there, such as a wrong backward, or a "
+                "kink, a jump or the edge of f's domain within h of x"
+            )
 
 
 def _note_non_finite(curves: StepCurves) -> None:

@@ -6,6 +6,8 @@ markers are the moving parts, drawn by the browser (explorer_front.js) or blitte
 for the static picture.
 """
 
+import textwrap
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -19,6 +21,7 @@ LOOKS = {  # dtype: colour, measured marker, model line style (they differ in gr
     "float64": (PALETTE["vermillion"], "s", "-."),
 }
 MARKERS = {key: (0, colour, marker, 12) for key, (colour, marker, _) in LOOKS.items()}
+LEGEND_WIDTH = 30  # characters: a wrapped legend entry stays inside the picture
 MOVING = ["step_line", *(f"{key}_marker" for key in KEYS)]
 
 
@@ -40,7 +43,7 @@ class StepPlot(BlitFigure):
             a[f"{key}_model"].set_data(curves.h, curves.model.get(key, empty))
             best = curves.best.get(key, np.nan)
             a[f"{key}_best"].set_xdata([best, best])
-            a[f"{key}_best"].set_label(_best_label(key, best, curves.from_model.get(key, False)))
+            a[f"{key}_best"].set_label(_best_label(key, best, curves.no_optimum.get(key)))
         ax.set_xlim(curves.h[-1] / 2, curves.h[0] * 2)
         ax.set_ylim(*_error_limits(curves))
         slope = (
@@ -59,14 +62,16 @@ class StepPlot(BlitFigure):
         self.blit(MOVING)
 
 
-def _best_label(key: str, best: float, from_model: bool) -> str:
+def _best_label(key: str, best: float, why_not: str | None) -> str:
     """The legend's words for a dtype's dotted line: the model's best h, or the rule of thumb."""
     if np.isnan(best):
         return f"{key} best h"
-    words = f"{key} best h ≈ {best:.1g}" if from_model else f"{key} ε^(1/3) ≈ {best:.1g}"
+    words = f"{key} best h ≈ {best:.1g}" if why_not is None else f"{key} ε^(1/3) ≈ {best:.1g}"
     if not STEPS[-1] <= best <= STEPS[0]:
         words += " (off the grid)"
-    return words if from_model else f"{words}\n(rule of thumb: no\nmodel optimum here)"
+    if why_not is None:
+        return words
+    return f"{words}\n" + textwrap.fill(f"(rule of thumb: {why_not})", LEGEND_WIDTH)
 
 
 def _error_limits(curves: StepCurves) -> tuple[float, float]:

@@ -14,8 +14,8 @@ from lessons_lib.finite_differences import (
     error_model,
     model_best_step,
     roundoff_error,
+    smooth_derivatives,
     step_errors,
-    third_difference,
     truncation_error,
 )
 
@@ -179,9 +179,22 @@ def test_torch_cube_is_two_multiplications_so_the_notebooks_table_is_the_same_on
     assert all(torch.equal(t**3, t * t * t) for t in x[:20].split(1))  # the scalar path too
 
 
-def test_third_difference_finds_f_third_to_its_truncation_and_zero_for_a_quadratic():
-    assert third_difference(lambda t: t**3, 2.0, 0.01) == pytest.approx(6.0, rel=1e-9)
-    assert third_difference(torch.sin, 1.0, 0.01) == pytest.approx(-math.cos(1.0), rel=1e-4)
-    assert abs(third_difference(lambda t: t**2, 2.0, 0.01)) < 1e-7
-    with pytest.raises(LessonError, match="x ± h and x ± 2h"):
-        third_difference(lambda t: t.sum(), 1.0, 0.01)
+def test_smooth_derivatives_finds_f_second_and_third_where_f_is_smooth():
+    assert smooth_derivatives(lambda t: t**3, 2.0) == pytest.approx((12.0, 6.0), rel=1e-6)
+    for x in (1000.0, 0.3):  # a large x, where a large stencil step would alias with sin's period
+        second, third = smooth_derivatives(torch.sin, x)
+        assert second == pytest.approx(-math.sin(x), rel=0.2)
+        assert third == pytest.approx(-math.cos(x), rel=0.2)
+    assert smooth_derivatives(torch.exp, 40.0)[1] == pytest.approx(math.exp(40.0), rel=0.2)
+    assert smooth_derivatives(torch.log, 1e-3)[1] == pytest.approx(2e9, rel=0.2)  # shrinks past 0
+    assert smooth_derivatives(lambda t: t**2 + 1e8, 2.0) == pytest.approx((2.0, 0.0), abs=1e-6)
+    assert smooth_derivatives(torch.tanh, 18.0) == (0.0, 0.0)  # below round-off: 0
+
+
+@pytest.mark.parametrize(
+    "f", [torch.relu, torch.abs, lambda t: t * t.abs()], ids=["relu", "abs", "x|x|"]
+)
+def test_smooth_derivatives_refuses_a_kink(f):
+    assert smooth_derivatives(f, 0.0) is None
+    with pytest.raises(LessonError, match="-2, -1, 0, 1, 2"):
+        smooth_derivatives(lambda t: t.sum(), 1.0)

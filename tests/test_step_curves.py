@@ -98,12 +98,22 @@ def test_without_an_optimum_in_the_model_the_rule_of_thumb_is_marked(fn, x, why)
     assert curves.best == {key: best_step(dtype) for key, dtype in DTYPES.items()}
 
 
-def test_near_a_kink_the_model_is_left_out_and_the_message_says_why():
+def test_at_a_kink_the_model_is_left_out_and_the_message_says_a_floor_is_not_a_wrong_backward():
     relu = StepSetup(torch.relu, autograd_slope(torch.relu, "relu"), "relu", "autograd")
-    curves = measure(relu, 1e-3)
-    assert "a kink or a jump" in curves.problems[0]
+    curves = measure(relu, 0.0)
+    assert "f is not smooth at x = 0" in curves.problems[0]
+    assert "a floor there is not a wrong backward" in curves.problems[0]
     assert all(np.isnan(model).all() for model in curves.model.values())
-    assert not any(curves.from_model.values())
+    assert curves.no_optimum == dict.fromkeys(KEYS, "no model at a kink")
+
+
+def test_steps_where_the_error_is_far_above_the_model_are_named():
+    relu = StepSetup(torch.relu, autograd_slope(torch.relu, "relu"), "relu", "autograd")
+    near_a_kink = measure(relu, 1e-3)  # smooth within 1e-3; larger steps straddle the kink
+    assert "h from 2e-03 to 1e+00" in near_a_kink.problems[-1]
+    wrong = measure(setup_for(TypoCube), 3.0)
+    assert any("such as a wrong backward" in p for p in wrong.problems)
+    assert measure(setup_for(Cube), 3.0).problems == []
 
 
 def test_errors_that_are_all_zero_are_named_as_such():

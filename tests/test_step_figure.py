@@ -42,7 +42,9 @@ def test_the_legend_names_each_dtypes_best_step_the_rule_of_thumb_and_what_is_of
     texts = legend_texts(explore_steps(Cube, 2.0))
     assert "float32 best h ≈ 0.01" in texts and "float64 best h ≈ 2e-05" in texts
     square = legend_texts(explore_steps(Square, 2.0))  # f''' = 0: no truncation to balance
-    assert "float64 ε^(1/3) ≈ 6e-06\n(rule of thumb: no\nmodel optimum here)" in square
+    assert (
+        "float64 ε^(1/3) ≈ 6e-06\n(rule of thumb: f''' = 0: the\nmodel favours larger h)" in square
+    )
     far = legend_texts(explore_steps(Cube, 1000.0, x_range=(-1000, 1000)))
     assert "float32 best h ≈ 6 (off the grid)" in far
 
