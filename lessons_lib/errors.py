@@ -15,3 +15,9 @@ class NotAFunctionError(LessonError, TypeError):
 
 class InputError(LessonError, TypeError):
     """The inputs given to a helper cannot be used (wrong type or dtype)."""
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an exception's message, for a one-line explanation ("" if none)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else ""

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import Tensor
 
-from lessons_lib.errors import InputError, LessonError
+from lessons_lib.errors import InputError, LessonError, first_line
 
 __all__ = [
     "best_step",
@@ -38,13 +38,19 @@ def _check_step(h: float) -> float:
     return step
 
 
+def _check_point(x: object) -> None:
+    """Refuse, with a plain message, an x that is not a real floating-point tensor."""
+    if not isinstance(x, Tensor) or not x.is_floating_point():
+        kind = x.dtype if isinstance(x, Tensor) else type(x).__name__
+        raise InputError(f"x must be a real floating-point tensor, got {kind}")
+
+
 def _call(f: Callable[[Tensor], Tensor], x: Tensor, where: str) -> Tensor:
     """f(x), with an exception or a result that is not a tensor turned into a LessonError."""
     try:
         y = f(x)
     except Exception as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        raise LessonError(f"f raised {type(e).__name__} at {where}: {first}") from e
+        raise LessonError(f"f raised {type(e).__name__} at {where}: {first_line(e)}") from e
     if not isinstance(y, Tensor):
         raise LessonError(f"f must return a tensor, but at {where} it returned {type(y).__name__}")
     return y
@@ -68,9 +74,7 @@ def _evaluate(f: Callable[[Tensor], Tensor], x: Tensor, where: str) -> Tensor:
 
 def central_difference(f: Callable[[Tensor], Tensor], x: Tensor, h: float) -> Tensor:
     """(f(x + h) - f(x - h)) / 2h elementwise, for an elementwise f, computed in x's dtype."""
-    if not isinstance(x, Tensor) or not x.is_floating_point():
-        kind = x.dtype if isinstance(x, Tensor) else type(x).__name__
-        raise InputError(f"x must be a real floating-point tensor, got {kind}")
+    _check_point(x)
     step = _check_step(h)
     with torch.no_grad():
         x = x.detach()
@@ -81,17 +85,14 @@ def central_difference(f: Callable[[Tensor], Tensor], x: Tensor, h: float) -> Te
 
 def complex_step(f: Callable[[Tensor], Tensor], x: Tensor, h: float) -> Tensor:
     """Im f(x + ih) / h elementwise: f' without a subtraction, for a real-analytic, complex-safe f."""
-    if not isinstance(x, Tensor) or not x.is_floating_point():
-        kind = x.dtype if isinstance(x, Tensor) else type(x).__name__
-        raise InputError(f"x must be a real floating-point tensor, got {kind}")
+    _check_point(x)
     step = _check_step(h)
     with torch.no_grad():
         z = torch.complex(x.detach(), torch.full_like(x, step))
         try:
             y = f(z)
         except Exception as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            raise LessonError(f"f is not complex-safe: {type(e).__name__}: {first}") from e
+            raise LessonError(f"f is not complex-safe: {type(e).__name__}: {first_line(e)}") from e
         if not isinstance(y, Tensor) or not y.is_complex() or y.shape != x.shape:
             got = f"{y.dtype} {tuple(y.shape)}" if isinstance(y, Tensor) else type(y).__name__
             raise LessonError(
@@ -147,9 +148,7 @@ def directional_difference(
     f: Callable[[Tensor], Tensor], x: Tensor, direction: Tensor, h: float
 ) -> Tensor:
     """(f(x + h u) - f(x - h u)) / 2h for a direction u: J u without J, as fast gradcheck does."""
-    if not isinstance(x, Tensor) or not x.is_floating_point():
-        kind = x.dtype if isinstance(x, Tensor) else type(x).__name__
-        raise InputError(f"x must be a real floating-point tensor, got {kind}")
+    _check_point(x)
     if not isinstance(direction, Tensor) or direction.shape != x.shape:
         got = tuple(direction.shape) if isinstance(direction, Tensor) else type(direction).__name__
         raise InputError(

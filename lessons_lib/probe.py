@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from lessons_lib.errors import first_line
+
 # grad_out for forward's output number `index`, shaped like that output.
 Upstream = Callable[[torch.Tensor, int], torch.Tensor]
 
@@ -33,8 +35,7 @@ class Failure:
 
     @classmethod
     def of(cls, stage: str, error: BaseException) -> "Failure":
-        message = str(error).strip().splitlines()[0] if str(error).strip() else "(no message)"
-        return cls(stage, type(error).__name__, message)
+        return cls(stage, type(error).__name__, first_line(error) or "(no message)")
 
 
 @dataclass

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from lessons_lib.errors import LessonError
+from lessons_lib.errors import LessonError, first_line
 from lessons_lib.finite_differences import (
     best_step,
     error_model,
@@ -124,8 +124,8 @@ def given_slope(derivative: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Te
             with torch.no_grad():
                 value = derivative(point)
         except Exception as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            raise LessonError(f"the derivative you gave raised {type(e).__name__}: {first}") from e
+            what = f"{type(e).__name__}: {first_line(e)}"
+            raise LessonError(f"the derivative you gave raised {what}") from e
         return _checked(value, point, "the derivative you gave")
 
     return slope
@@ -219,8 +219,7 @@ def _value(setup: StepSetup, point: Tensor) -> float:
         try:
             value = setup.f(point)
         except Exception as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            raise LessonError(f"{setup.name} raised {type(e).__name__}: {first}") from e
+            raise LessonError(f"{setup.name} raised {type(e).__name__}: {first_line(e)}") from e
     return _checked(value, point, setup.name).item()
 
 
