@@ -79,9 +79,17 @@ PRESETS: dict[type, Preset] = {
         hold=(-1.0, 1.0),
         params=(Param(1, "lo", -2.0, 0.0), Param(2, "hi", 0.0, 2.0)),
     ),
-    ClippedSTE: Preset(_binarise, "sign"),
+    ClippedSTE: Preset(
+        _binarise,
+        "sign",
+        note="sign's true gradient:\n0 away from 0, undefined\nat 0 (autograd says 0 there)",
+    ),
     SigmoidSpike: Preset(
-        _step, "step (x > 0)", hold=(5.0,), params=(Param(1, "slope", 0.5, 20.0),)
+        _step,
+        "step (x > 0)",
+        hold=(5.0,),
+        params=(Param(1, "slope", 0.5, 20.0),),
+        note="the step's true gradient:\n0 away from 0, undefined\nat 0 (autograd says 0 there)",
     ),
 }
 

@@ -6,7 +6,7 @@ import sys
 import pytest
 import torch
 
-from lessons_lib import Clamp, Cube, RoundSTE, explore
+from lessons_lib import Clamp, ClippedSTE, Cube, RoundSTE, explore
 from lessons_lib.errors import InputError, NotAFunctionError
 from lessons_lib.explorer import PRESETS, Param
 from lessons_lib.functions import SigmoidSpike
@@ -96,3 +96,9 @@ def test_benchmark_script_runs_and_prints_both_ratios():
     out = run_python("-m", "benchmarks.explorer", "--repeat", "1")
     for text in ["point move", "range change", "speed-up", ">= 5x", ">= 1.5x", "per curve change"]:
         assert text in out
+
+
+@pytest.mark.parametrize("fn", [RoundSTE, ClippedSTE, SigmoidSpike])
+def test_every_preset_with_a_jump_says_its_true_gradient_is_undefined_there(fn):
+    """autograd draws 0 at a jump; the caption says the truth is undefined there."""
+    assert "undefined" in explore(fn).setup.note and "autograd says 0" in explore(fn).setup.note
