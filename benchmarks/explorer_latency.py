@@ -17,7 +17,6 @@ range; the step-size explorer's point x, which needs new errors from the kernel)
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
 import tempfile
@@ -32,9 +31,7 @@ from lessons_lib.explorer_figure import HEIGHT, WIDTH, Plot
 from lessons_lib.explorer_throttle import Throttle
 
 ROOT = Path(__file__).resolve().parent.parent
-DELAY = 0.05  # seconds each way
 KERNEL_DRAWN_PNG_LEVEL = 1  # what the kernel-drawn explorer used while dragging
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's; never a downloaded one
 LOADS: list[float] = []  # the 1-minute load average as each series starts (ours included)
 
 
@@ -89,14 +86,6 @@ NOTEBOOK_CELLS = [
     "KernelDrawn(RoundSTE)",
     "explore_steps(Cube, 2.0)",
 ]
-RUN_ALL = """async () => {
-  const app = window.jupyterapp;
-  const panel = app.shell.currentWidget;
-  await panel.context.ready;
-  await panel.sessionContext.ready;
-  await app.commands.execute('notebook:run-all-cells');
-}"""
-SHUT_DOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
 # (explorer, its root's CSS selector, the attribute a point move and a range change change,
 # the slider row whose handle makes a range change)
 EXPLORERS = [
@@ -104,19 +93,6 @@ EXPLORERS = [
     ("kernel-drawn", ".kernel-drawn", "src", "src", ".explorer-range"),
     ("step-size", ".step-explorer", "data-x", "data-revision", ".explorer-x"),
 ]
-
-
-def write_notebook(folder: Path) -> str:
-    """The scratch notebook JupyterLab serves; returns its name."""
-    import nbformat
-
-    from tools.notebooks import KERNELSPEC
-
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = dict(KERNELSPEC)
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in NOTEBOOK_CELLS]
-    nbformat.write(nb, folder / "latency.ipynb")
-    return "latency.ipynb"
 
 
 def series(page: object, root: str, handle: str, attribute: str, moves: int) -> list[float]:
@@ -139,16 +115,19 @@ def series(page: object, root: str, handle: str, attribute: str, moves: int) -> 
     return times
 
 
-def measure(browser: object, base: str, token: str, notebook: str, moves: int) -> dict:
-    """Point move and range change times for both explorers, through one base URL."""
+def measure(browser: object, base: str, token: str, moves: int) -> dict:
+    """Point move and range change times for every explorer, through one base URL."""
+    from tests.ui.course_walk import run_all
+    from tests.ui.scratch_lab import NOTEBOOK, SHUT_DOWN
+
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page.goto(f"{base}/lab/tree/{notebook}?reset&token={token}")
+        page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset&token={token}")
         page.wait_for_function(
             "window.jupyterapp?.shell.currentWidget?.sessionContext !== undefined",
             timeout=60_000,
         )
-        page.evaluate(RUN_ALL)
+        run_all(page)
         page.locator(".lessons-explorer .explorer-picture[data-revision]").first.wait_for()
         page.locator(".kernel-drawn img.explorer-picture[src]").wait_for()
         page.locator(".step-explorer .explorer-picture[data-revision]").wait_for()
@@ -188,44 +167,26 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    from tests.lab_server import running_lab
-    from tools.slow_link import SlowLink
+    from tests.ui.course_walk import CHROMIUM, CHROMIUM_ARGS
+    from tests.ui.scratch_lab import scratch_lab
 
     if args.quiet_load is not None:
         wait_for_quiet(args.quiet_load, args.patience)
     load_before = os.getloadavg()[0]
-    scratch = Path(tempfile.mkdtemp(prefix="explorer-latency-"))
-    try:
-        notebook = write_notebook(scratch)
-        # Private JupyterLab settings and workspaces: the machine's own stay untouched.
-        env = {
-            "JUPYTERLAB_SETTINGS_DIR": str(scratch / "settings"),
-            "JUPYTERLAB_WORKSPACES_DIR": str(scratch / "workspaces"),
+    with (
+        tempfile.TemporaryDirectory(prefix="explorer-latency-") as scratch,
+        scratch_lab(Path(scratch), NOTEBOOK_CELLS, "latency") as (lab, link),
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        links = {
+            "straight": measure(browser, lab.base, lab.token, args.moves),
+            "100 ms round trip": measure(
+                browser, f"http://127.0.0.1:{link.port}", lab.token, args.moves
+            ),
         }
-        with (
-            running_lab(
-                "--LabApp.expose_app_in_browser=True",
-                name="latency",
-                course_dir=scratch,
-                env=env,
-            ) as lab,
-            SlowLink(lab.port, DELAY) as link,
-            sync_playwright() as playwright,
-        ):
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM,
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-            )
-            links = {
-                "straight": measure(browser, lab.base, lab.token, notebook, args.moves),
-                "100 ms round trip": measure(
-                    browser, f"http://127.0.0.1:{link.port}", lab.token, notebook, args.moves
-                ),
-            }
-            version = browser.version
-            browser.close()
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        version = browser.version
+        browser.close()
     load_after = os.getloadavg()[0]
 
     print(

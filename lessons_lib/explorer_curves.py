@@ -55,18 +55,26 @@ class Curves:
 
     def index_of(self, x: float) -> int | None:
         """The sample at x, or None when x falls between samples or outside the grid."""
-        if self.x.size < 2:
-            return None
-        first, last = float(self.x[0]), float(self.x[-1])
-        index = round((x - first) / (last - first) * (self.x.size - 1))
-        if 0 <= index < self.x.size and abs(self.x[index] - x) <= ON_GRID * (last - first):
-            return index
-        return None
+        return sample_index(self.x, x)
 
     def at(self, index: int) -> dict[str, float]:
         """x, forward, custom and true gradient at one sample, and whether they differ."""
         values = {key: _number(getattr(self, key), index) for key in KEYS}
         return {"x": float(self.x[index]), **values, "differ": bool(self.differ()[index])}
+
+
+def sample_index(samples: np.ndarray, x: float, tolerance: float = ON_GRID) -> int | None:
+    """The sample at x on an evenly spaced grid (either direction), else None.
+
+    Close means within `tolerance` of the grid's width: the same rule as the front end's
+    sampleIndex, so the kernel and the browser always agree on which sample a slider is at.
+    """
+    if samples.size < 2:
+        return None
+    first, width = float(samples[0]), float(samples[-1] - samples[0])
+    index = round((x - first) / width * (samples.size - 1))
+    close = 0 <= index < samples.size and abs(samples[index] - x) <= tolerance * abs(width)
+    return index if close else None
 
 
 def _number(values: np.ndarray | None, index: int = 0) -> float:

@@ -19,6 +19,7 @@ import torch
 from torch import Tensor
 
 from lessons_lib.errors import LessonError, first_line
+from lessons_lib.explorer_curves import sample_index
 from lessons_lib.finite_differences import (
     best_step,
     error_model,
@@ -70,15 +71,7 @@ class StepCurves:
 
     def index_of(self, h: float) -> int | None:
         """The sample at step h, or None between samples: compared in log10, as a log slider steps."""
-        if not h > 0 or self.h.size < 2:
-            return None
-        logs = np.log10(self.h)
-        first, width = float(logs[0]), float(logs[-1] - logs[0])
-        index = round((math.log10(h) - first) / width * (self.h.size - 1))
-        close = 0 <= index < self.h.size and abs(logs[index] - math.log10(h)) <= ON_GRID * abs(
-            width
-        )
-        return index if close else None
+        return sample_index(np.log10(self.h), math.log10(h), ON_GRID) if h > 0 else None
 
     def at(self, index: int) -> dict[str, float]:
         """h and each dtype's error at one sample."""

@@ -20,6 +20,7 @@ from tools.slow_link import SlowLink
 
 DELAY = 0.05  # seconds each way
 ROUND_TRIP_MS = 2000 * DELAY
+NOTEBOOK = "explorer.ipynb"  # the scratch notebook's name
 RUN_CELL = """async ([index, wait]) => {
   const app = window.jupyterapp;
   const panel = app.shell.currentWidget;
@@ -45,11 +46,11 @@ LOCAL = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:")
 
 @contextmanager
 def scratch_lab(folder: Path, cells: list[str], name: str) -> Iterator[tuple[Lab, SlowLink]]:
-    """`make lab` serving folder/explorer.ipynb made of `cells`, and a slow link to it."""
+    """`make lab` serving folder/NOTEBOOK made of `cells`, and a slow link to it."""
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
-    nbformat.write(nb, folder / "explorer.ipynb")
+    nbformat.write(nb, folder / NOTEBOOK)
     env = {
         "JUPYTERLAB_SETTINGS_DIR": str(folder / "settings"),
         "JUPYTERLAB_WORKSPACES_DIR": str(folder / "workspaces"),
@@ -69,7 +70,7 @@ def notebook_page(browser, lab: Lab, link: SlowLink) -> Iterator:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     fetched = []  # anything the page asks of a host other than this machine's loopback
     page.on("request", lambda request: fetched.append(request.url))
-    page.goto(f"http://127.0.0.1:{link.port}/lab/tree/explorer.ipynb?reset&token={lab.token}")
+    page.goto(f"http://127.0.0.1:{link.port}/lab/tree/{NOTEBOOK}?reset&token={lab.token}")
     page.wait_for_function(KERNEL_IS, arg="idle", timeout=60_000)
     yield page
     page.evaluate(SHUT_DOWN)
