@@ -1,6 +1,6 @@
 // The explorers' picture in the browser: the front end of lessons_lib's gradient explorer
-// and step-size explorer (anywidget). `style.kind` says which one: the drawing is shared,
-// only the words differ (DESCRIBE below).
+// and step-size explorer (anywidget). `picture_style.kind` says which one: the drawing is
+// shared, only the words differ (DESCRIBE below).
 //
 // Plain JavaScript, no build step. Each time the curves change, the kernel sends the
 // picture without its moving parts (a PNG), the sampled curves and where each panel sits
@@ -12,8 +12,9 @@
 // Each slider's number box is linked to it here too, in the browser, so a typed x is drawn
 // at once, and the box shows the slider's value without the float noise of its steps.
 
-// The kernel's style says the rest: the layout of `samples` (style.rows, x first), what
-// the readout shows at the point (style.keys), and whether x steps on a log scale.
+// The kernel's picture_style (`style` below) says the rest: the layout of `samples`
+// (style.rows, x first), what the readout shows at the point (style.keys), and whether x
+// steps on a log scale.
 const REFERENCE = "IPY_MODEL_"; // how ipywidgets writes a reference to another widget
 
 /** A number as Python's f"{v:.4g}" writes it; "—" when unknown. Ties round away from zero. */
@@ -334,7 +335,7 @@ function nameHandles(root) {
 }
 
 async function render({ model, el }) {
-  const style = model.get("style");
+  const style = model.get("picture_style");
   const controls = model.get("controls");
   const point = await modelOf(model, controls.point);
   const inputs = await Promise.all(controls.inputs.map((input) => modelOf(model, input)));

@@ -25,10 +25,12 @@ class Picture(anywidget.AnyWidget):
 
     _esm = FRONT_END
     background = traitlets.Bytes(b"").tag(sync=True)  # PNG: the picture without the point
-    samples = traitlets.Bytes(b"").tag(sync=True)  # float64 rows, x first, named by style.rows
+    samples = traitlets.Bytes(b"").tag(sync=True)  # float64 rows, named by picture_style.rows
     meta = traitlets.Dict().tag(sync=True)  # revision, inputs measured with, panels, and so on
     exact = traitlets.Dict().tag(sync=True)  # the values at an x between samples, or {}
-    style = traitlets.Dict().tag(sync=True)  # fixed: kind, rows, names, colours, markers
+    # Fixed: kind, rows, names, colours, markers. Not named `style`: ipywidgets' front end
+    # takes a DOMWidget's `style` (and `layout`) for a style widget and builds a view of it.
+    picture_style = traitlets.Dict().tag(sync=True)
     # The sliders it listens to in the browser: the point, and every input of the curves.
     controls = traitlets.Dict().tag(sync=True, **widgets.widget_serialization)
 

@@ -151,7 +151,7 @@ class Explorer(PictureWidget):
             [self.scale_slider, self.scale_box],
         ] + [[self.param_sliders[name], self.param_boxes[name]] for name in self.param_sliders]
         self.picture = Picture(
-            style=self._style(),
+            picture_style=self._style(),
             controls={"point": self.point_slider, "inputs": self.inputs, "boxes": boxes},
         )
         self.message = widgets.HTML(layout=widgets.Layout(width=f"{WIDTH}px"))

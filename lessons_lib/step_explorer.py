@@ -79,7 +79,7 @@ class StepExplorer(PictureWidget):
         self.x_box = box_for(self.x_slider, "x")
         self.inputs = [self.x_slider]  # a new x needs new errors, which only the kernel has
         self.picture = Picture(
-            style=self._style(),
+            picture_style=self._style(),
             controls={
                 "point": self.step_slider,
                 "inputs": self.inputs,

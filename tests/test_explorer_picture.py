@@ -5,9 +5,11 @@ import math
 import re
 import tomllib
 
+import ipywidgets as widgets
 import numpy as np
+import pytest
 
-from lessons_lib import Cube, RoundSTE, explore
+from lessons_lib import Cube, RoundSTE, explore, explore_steps
 from lessons_lib.explorer_curves import Curves
 from lessons_lib.explorer_picture import FRONT_END, Picture, exact_values, pack
 from tests.lab_server import ROOT
@@ -74,6 +76,31 @@ def test_the_front_end_is_a_plain_es_module_the_widget_loads_from_the_package():
     assert str(Picture._esm) == source  # anywidget reads the file itself: no build step
     assert "export default { initialize, render }" in source
     assert not re.search(r"^\s*import ", source, re.M)  # nothing fetched: no imports at all
+
+
+def every_widget(widget: widgets.Widget) -> list[widgets.Widget]:
+    """A widget and every widget inside it, through the boxes' children."""
+    inside = getattr(widget, "children", ())
+    return [widget] + [w for child in inside for w in every_widget(child)]
+
+
+@pytest.mark.parametrize("make", [lambda: explore(RoundSTE), lambda: explore_steps(Cube)])
+def test_every_synced_style_and_layout_is_a_widget_as_ipywidgets_front_end_expects(make):
+    """JupyterLab's widget manager reads a DOMWidget's `style` and `layout` as widgets.
+
+    @jupyter-widgets/base unpacks both as widget references and builds a view of each
+    (DOMWidgetView.setStyle, setLayout): a plain dict there throws in the page.
+    """
+    explorer = make()
+    found = every_widget(explorer)
+    assert explorer.picture in found
+    for widget in found:
+        for name in ("style", "layout"):
+            if widget.has_trait(name) and widget.trait_metadata(name, "sync"):
+                value = getattr(widget, name)
+                assert isinstance(value, widgets.Widget), (
+                    f"{type(widget).__name__}.{name}: {value!r}"
+                )
 
 
 def test_pyproject_ships_the_front_end_as_package_data():

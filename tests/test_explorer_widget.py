@@ -101,7 +101,7 @@ def test_every_slider_has_a_number_box_with_its_value_bounds_and_step():
 
 
 def test_the_picture_names_what_it_shows_for_the_readout_and_text_alternative():
-    style = explore(RoundSTE).picture.style
+    style = explore(RoundSTE).picture.picture_style
     assert style["name"] == "RoundSTE"
     assert style["labels"] == {
         "forward": "forward",
@@ -109,7 +109,7 @@ def test_the_picture_names_what_it_shows_for_the_readout_and_text_alternative():
         "true": "true gradient",
     }
     assert "0 between the jumps, undefined at them" in style["note"]
-    intended = explore(RoundSTE, torch.round, grad_reference=lambda t, g: g).picture.style
+    intended = explore(RoundSTE, torch.round, grad_reference=lambda t, g: g).picture.picture_style
     assert intended["labels"]["true"] == "intended gradient" and intended["note"] == ""
 
 

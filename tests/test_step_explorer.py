@@ -44,7 +44,7 @@ def test_the_picture_holds_every_steps_errors_and_what_they_were_measured_at():
     assert meta["inputs"] == [2.0] and meta["point"] == 2.0 and meta["revision"] == 1
     assert meta["best"] == ex.curves.best and meta["panels"][0]["scale"] == ["log", "log"]
     json.dumps(meta, allow_nan=False)  # strict JSON: the browser's parser has no NaN
-    style = ex.picture.style
+    style = ex.picture.picture_style
     assert (style["kind"], style["rows"], style["keys"]) == (
         "steps",
         ["x", "float32", "float64"],
