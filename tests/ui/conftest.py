@@ -1,4 +1,8 @@
-"""Headless Chromium for the browser tests: Debian's package, never a downloaded browser."""
+"""Headless Chromium for the browser tests: Debian's package, never a downloaded browser.
+
+Every page it opens is watched (page_errors.py): a test during which any page threw an
+uncaught error fails with the error's message, whatever else the test checked.
+"""
 
 import os
 import shutil
@@ -7,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.lab_server import ROOT
+from tests.ui.page_errors import PAGE_ERRORS, WatchedBrowser, failure
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ENABLE = "browser tests skipped: install Debian's chromium (apt-get install chromium) to run them"
@@ -29,8 +34,32 @@ def browser():
             executable_path=CHROMIUM,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
-        yield browser
+        yield WatchedBrowser(browser, PAGE_ERRORS)
         browser.close()
+    left = PAGE_ERRORS.take()  # thrown while a module's pages closed, after its last test
+    if left:
+        pytest.fail(failure(left, "after the last test that used them"), pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Fail the test if a page threw while it ran, or while its fixtures opened pages."""
+    try:
+        return (yield)
+    finally:
+        # Taken after a failure too, so no error is blamed on the next test.
+        found = PAGE_ERRORS.take()
+        if found:
+            pytest.fail(failure(found, "during this test"), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def no_page_errors_at_teardown():
+    """Fail the test if a page threw while its fixtures closed it (e.g. kernel shut down)."""
+    yield
+    found = PAGE_ERRORS.take()
+    if found:
+        pytest.fail(failure(found, "while this test's pages closed"), pytrace=False)
 
 
 @pytest.fixture
