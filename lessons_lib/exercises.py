@@ -27,7 +27,7 @@ def cube_grad(x: torch.Tensor) -> torch.Tensor:
     if not x.is_floating_point():
         raise TypeError(
             f"cube_grad needs a floating-point tensor (float32 or float64), got {x.dtype}: "
-            "gradients are only defined for real numbers. Try cube_grad(x.float())."
+            "PyTorch computes no gradient for integers. Try cube_grad(x.float())."
         )
     # A fresh leaf that shares x's values but none of its autograd state.
     leaf = x.detach().requires_grad_(True)
@@ -154,7 +154,9 @@ def _case_non_leaf(candidate: Callable, cube: type | None) -> Case:
             False,
             "the tensors x was made from keep .grad = None",
             f"w.grad = {short(w.grad)}, where x = w * 2",
-            "The gradient flowed on through the caller's graph into w. " + _COPY,
+            "The gradient flowed on through the caller's graph into w. "
+            + _clone_note(candidate)
+            + _COPY,
         )
     return case
 
@@ -237,37 +239,124 @@ def _case_cube_chain(candidate: Callable, cube: type | None) -> Case:
 
 
 def _case_integer(candidate: Callable, cube: type | None) -> Case:
+    """An integer tensor gets cube_grad's own TypeError, and its message says to pass floats."""
     name = "an integer tensor is refused with a clear error"
-    x = torch.tensor([1, 2, 3])
-    expected = "a TypeError (or ValueError) that says floating-point values are needed"
-    fix = (
-        "Gradients exist only for floating-point values. Check first and raise a helpful "
-        "error: if not x.is_floating_point(): raise TypeError('cube_grad needs a "
-        "floating-point tensor; try cube_grad(x.float())')."
+    x = torch.tensor([1, 2, 3])  # torch.int64, what torch.tensor makes from Python ints
+    expected = (
+        "cube_grad's own TypeError (or ValueError), raised before any PyTorch step, whose "
+        "message asks for floating-point values (the check looks for the word float)"
     )
     try:
         result = candidate(x)
     except (TypeError, ValueError) as error:
         if "float" in str(error).lower():
             return Case(name, True)
-        return Case(
-            name,
-            False,
-            expected,
-            _error_text(error),
-            "Right kind of error, but the message does not say what to pass instead. " + fix,
-        )
+        return Case(name, False, expected, _error_text(error), _SAY_WHAT_TO_PASS)
     except Exception as error:
-        got = f"{_error_text(error)} (an error from deep inside PyTorch)"
-        own_check = ""
-        tree = _function_tree(candidate)
-        if tree is not None and "dtype" in ast.unparse(tree):
-            own_check = (
-                "Your own check did not fire: a tensor's dtype is torch.int64 or torch.float32, "
-                "never Python's int or float, so compare with x.is_floating_point(). "
-            )
-        return Case(name, False, expected, got, own_check + fix)
+        return _integer_error_case(name, expected, error, candidate)
+    fix = (
+        f"cube_grad accepted a {x.dtype} tensor and gave back an answer. The task asks it to "
+        "refuse one, so that a caller who passed integers by mistake hears about it: " + _RAISE
+    )
     return Case(name, False, expected, f"no error; it returned {short(result)}", fix)
+
+
+_RAISE = (
+    "if not x.is_floating_point(): raise TypeError('cube_grad needs a floating-point tensor; "
+    "try cube_grad(x.float())')."
+)
+_SAY_WHAT_TO_PASS = (
+    "Right kind of error, but its message does not say what to pass instead. Name "
+    "floating-point values in it, for example 'cube_grad needs a floating-point tensor; try "
+    "cube_grad(x.float())'."
+)
+
+
+def _integer_error_case(name: str, expected: str, error: Exception, candidate: Callable) -> Case:
+    """A wrong kind of error for an integer tensor: the learner's own raise, or PyTorch's."""
+    kind, line = _raised_where(error, candidate)
+    if kind == "own" and isinstance(error, AssertionError):
+        fix = (
+            "Your own check fired, but as an assert, which raises AssertionError. An assert is "
+            "for catching your own bugs (and Python skips it under python -O); for a caller "
+            "who passed the wrong kind of tensor, raise TypeError instead: " + _RAISE
+        )
+        return Case(name, False, expected, _error_text(error), fix)
+    if kind == "own":
+        fix = (
+            f"Your own check fired, but it raised {type(error).__name__}. A tensor of the wrong "
+            "dtype is a value of the wrong type, and Python's error for that is TypeError: "
+            + _RAISE
+        )
+        return Case(name, False, expected, _error_text(error), fix)
+    where = f", raised by PyTorch in your line `{line}`" if kind == "torch" else ""
+    fix = (
+        f"{_own_check_note(candidate)}PyTorch's {type(error).__name__} says what went wrong "
+        "inside PyTorch, not what the caller of cube_grad should pass. Check x at the top "
+        "of cube_grad, before any PyTorch step, and raise a TypeError that says what to pass "
+        "instead: " + _RAISE
+    )
+    return Case(name, False, expected, _error_text(error) + where, fix)
+
+
+def _raised_where(error: BaseException, candidate: Callable) -> tuple[str, str]:
+    """("own", line) for the learner's own raise or assert, ("torch", line) for an error PyTorch
+    raised in the learner's line `line`, ("", "") when the traceback does not say."""
+    code = getattr(candidate, "__code__", None)
+    frames = traceback.extract_tb(error.__traceback__)
+    if code is None or not frames:
+        return "", ""
+    theirs = [f for f in frames if f.filename == code.co_filename]
+    if not theirs:
+        return "", ""
+    line = (theirs[-1].line or "").strip()
+    last = frames[-1]
+    if last.filename != code.co_filename:  # raised in a Python file further down
+        inside_torch = "/torch/" in last.filename.replace("\\", "/")
+        return ("torch" if inside_torch else ""), line
+    tree, row = _function_tree(candidate), (last.lineno or 0) - code.co_firstlineno + 1
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Raise | ast.Assert) and node.lineno <= row <= node.end_lineno:
+            return "own", line
+    return "torch", line  # a PyTorch call written in C, such as requires_grad_, raised
+
+
+def _own_check_note(candidate: Callable) -> str:
+    """Why a dtype check the learner wrote did not fire for a torch.int64 tensor; "" if none."""
+    tree = _function_tree(candidate)
+    if tree is None:
+        return ""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare | ast.Call):
+            continue
+        text = ast.unparse(node)
+        if isinstance(node, ast.Call) and text.startswith("isinstance(") and "int" in text:
+            return (
+                f"Your own check did not fire: `{text}` asks whether x is a Python number, and "
+                "x is a tensor whatever numbers it holds. Ask the tensor: x.is_floating_point(). "
+            )
+        if isinstance(node, ast.Compare) and "dtype" in text:
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            attrs = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+            if names & {"int", "float"}:
+                return (
+                    f"Your own check did not fire: in `{text}`, int and float are Python's "
+                    "types, and a tensor's dtype is never one of them (it is torch.int64, "
+                    "torch.float32, ...). Ask the tensor: x.is_floating_point(). "
+                )
+            if attrs & {"int", "int32"}:
+                return (
+                    f"Your own check did not fire: in `{text}`, torch.int is torch.int32, but "
+                    "this tensor is torch.int64 (what torch.tensor([1, 2, 3]) makes). "
+                    "Integers come in many dtypes (int8 to int64, uint8, bool), so ask "
+                    "x.is_floating_point() instead of listing them. "
+                )
+    if "dtype" in ast.unparse(tree):
+        return (
+            "Your own check did not fire for this torch.int64 tensor. Ask "
+            "x.is_floating_point(), which is False for every integer dtype. "
+        )
+    return ""
 
 
 _CUBE_GRAD_CASES = (
@@ -319,7 +408,7 @@ def _compare(
         got = got.detach()
         if not torch.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True):
             return Case(name, False, expected, short(got), *_fix_for_values(got, x))
-        return _unchanged(name, x, before, _alias_note(candidate))
+        return _unchanged(name, x, before, candidate)
     # Every input starts with .grad None: a gradient found there now leaked from cube_grad.
     leaked = source if source is not None else x
     leaked_into = ("w" if source is not None else "x") if leaked.grad is not None else ""
@@ -328,7 +417,7 @@ def _compare(
     )
 
 
-def _unchanged(name: str, x: torch.Tensor, before: tuple, alias_note: str = "") -> Case:
+def _unchanged(name: str, x: torch.Tensor, before: tuple, candidate: Callable) -> Case:
     values, requires_grad, grad = before
     if x.requires_grad != requires_grad:
         return Case(
@@ -336,7 +425,9 @@ def _unchanged(name: str, x: torch.Tensor, before: tuple, alias_note: str = "") 
             False,
             f"x.requires_grad stays {requires_grad}",
             f"x.requires_grad = {x.requires_grad}",
-            "cube_grad switched on requires_grad on the caller's own tensor. " + alias_note + _COPY,
+            "cube_grad switched on requires_grad on the caller's own tensor. "
+            + _alias_note(candidate)
+            + _COPY,
         )
     if x.grad is not grad and x.is_leaf:
         return Case(
@@ -344,8 +435,11 @@ def _unchanged(name: str, x: torch.Tensor, before: tuple, alias_note: str = "") 
             False,
             "x.grad stays None",
             f"x.grad = {short(x.grad)}",
-            "cube_grad left a gradient in the caller's x.grad. " + _COPY + " Then ask for the "
-            "gradient with torch.autograd.grad, which returns it instead of storing it.",
+            "cube_grad left a gradient in the caller's x.grad. "
+            + _clone_note(candidate)
+            + _COPY
+            + " Then ask for the gradient with torch.autograd.grad, which returns it instead of "
+            "storing it.",
         )
     if not torch.equal(x.detach(), values):
         return Case(
@@ -407,19 +501,72 @@ def _fix_for_result(
 
 
 def _fix_for_none(x: torch.Tensor, candidate: Callable, leaked_into: str) -> str:
-    """Why cube_grad gave back None; leaked_into names the caller's tensor whose .grad it filled."""
+    """Why cube_grad gave back None; leaked_into names the caller's tensor whose .grad it filled.
+
+    Every story here is checked against what happened: whether the caller's tensor (or w,
+    which a non-leaf x was made from) received the gradient, and whether cube_grad reused
+    the caller's name for its copy (`x = x.clone()...`), so that `x.grad` is the copy's.
+    """
     returns = _returned(candidate)
     if returns == []:
         return (
             "cube_grad has no return line, so Python gives back None: end it with return and "
             "the gradient you computed."
         )
+    param = _first_parameter(candidate)
+    renamed = _assignment_to(candidate, param)  # e.g. "x = x.clone().requires_grad_(True)"
+    reads_grad = any(r.endswith(".grad") for r in returns or ())
+    source = _source_text(candidate)
+    if leaked_into:
+        if param and f"{param}.grad" in (returns or ()) and not renamed and not x.is_leaf:
+            return (
+                f"cube_grad returned {param}.grad, and this x is the result of other steps "
+                f"(x = w * 2), not a leaf: PyTorch fills .grad only for leaf tensors, so x.grad "
+                f"stays None, and backward passed the gradient on into w.grad instead. " + _COPY
+            )
+        if renamed and f"{param}.grad" in (returns or ()):
+            what = (
+                f"`{renamed}` gives the name {param} to your copy, so `return {param}.grad` "
+                "returned the copy's .grad, which is None"
+            )
+        else:
+            what = "cube_grad returned None"
+        onward = "on to it" if leaked_into == "x" else "through it on to w, which x was made from"
+        return (
+            f"{what}, and the gradient went into the caller's {leaked_into}.grad instead: a "
+            f"copy made with {_copy_step(source, param)} stays connected to the caller's "
+            f"tensor, so backward passes the gradient {onward} and keeps none for the copy. "
+            "Make the copy with x.detach(), which cuts it off, then switch on requires_grad."
+        )
+    if reads_grad and "autograd.grad" in source:
+        what = f"cube_grad returned {returns[0]}"
+        if renamed and f"{param}.grad" in returns:
+            what = (
+                f"`{renamed}` gives the name {param} to your copy, so `return {param}.grad` "
+                "returned the copy's .grad"
+            )
+        return (
+            f"{what}, which is None: torch.autograd.grad gives the gradient back and stores it "
+            "in no .grad. Keep what it returns, (grad,) = torch.autograd.grad(...), and return "
+            "grad."
+        )
+    if reads_grad and ".backward(" not in source:
+        return (
+            f"cube_grad returned {returns[0]}, which is None because nothing asked autograd "
+            "for a gradient. Call .backward() on the sum of Cube.apply's result, or better, "
+            "take the gradient from torch.autograd.grad, which returns it."
+        )
     non_leaf = (
         "PyTorch fills .grad only for leaf tensors, and this x is the result of other steps, "
         "so x.grad stays None. " + _COPY
     )
-    param = _first_parameter(candidate)
-    if returns and f"{param}.grad" in returns:
+    if param and f"{param}.grad" in (returns or ()):
+        if renamed:
+            return (
+                f"`{renamed}` gives the name {param} to your copy, so `return {param}.grad` "
+                "returned the copy's .grad, which is None. Return the gradient itself: take "
+                "it from torch.autograd.grad, which returns it."
+            )
         if not x.is_leaf:
             return non_leaf
         return (
@@ -427,16 +574,46 @@ def _fix_for_none(x: torch.Tensor, candidate: Callable, leaked_into: str) -> str
             "gradient went to your copy, not to the caller's tensor. Return the copy's "
             "gradient, or better, take it from torch.autograd.grad, which returns it."
         )
-    if leaked_into:
-        return (
-            f"cube_grad returned None, and the gradient went into the caller's {leaked_into}.grad "
-            "instead: a copy made with x.clone() stays connected to the caller's tensor, so "
-            "backward passes the gradient on to it and keeps none for the clone. Make the copy "
-            "with x.detach(), which cuts it off, then switch on requires_grad."
-        )
     if not x.is_leaf:
         return non_leaf
     return "cube_grad returned None: return the gradient tensor, shaped like x."
+
+
+def _copy_step(source: str, param: str) -> str:
+    """How the learner's copy was made, in their words where the source says: "x.clone()"."""
+    if f"{param}.clone(" in source:
+        return f"{param}.clone()"
+    return "a PyTorch step on x (x.clone(), x * 1, x.to(...))"
+
+
+def _clone_note(candidate: Callable) -> str:
+    """A sentence for a copy made with clone(), which stays connected to the caller's x."""
+    source = _source_text(candidate)
+    if ".clone(" not in source or ".detach(" in source:
+        return ""
+    return (
+        "A copy made with x.clone() stays connected to the caller's tensor, so backward "
+        "passes the gradient on to it. "
+    )
+
+
+def _assignment_to(fn: Callable, name: str) -> str:
+    """The first `name = ...` line in fn's own body, as source text; "" when there is none."""
+    tree = _function_tree(fn)
+    if tree is None or not name:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return ast.unparse(node)
+    return ""
+
+
+def _source_text(fn: Callable) -> str:
+    """fn's own def as normalised source text; "" when it cannot be read."""
+    tree = _function_tree(fn)
+    return "" if tree is None else ast.unparse(tree)
 
 
 def _first_parameter(fn: Callable) -> str:
