@@ -5,6 +5,7 @@ show this source verbatim (``show_source(Cube)``). Keep them short and plain.
 """
 
 import torch
+from torch.amp import custom_bwd, custom_fwd
 from torch.autograd import Function
 
 
@@ -156,3 +157,48 @@ class SigmoidSpike(Function):
         # The step's true gradient is zero almost everywhere; the derivative of
         # sigmoid(slope * x) is a bump around the threshold, steeper as slope grows.
         return grad_out * ctx.slope * s * (1 - s), None  # slope is a number: no gradient
+
+
+class FlatCube(Function):
+    """Cube through a flat buffer, as a 1-D kernel wants: reshape grad_out, never view it."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return (x.reshape(-1) ** 3).reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        # grad_out may be transposed or expanded by the steps after this one, so view(-1)
+        # can fail; reshape returns a view when the layout allows it and copies when not.
+        flat = grad_out.reshape(-1)
+        return (flat * 3 * x.reshape(-1) ** 2).reshape(x.shape)
+
+
+class MatMul(Function):
+    """a @ b for mixed precision: under autocast, backward runs in forward's autocast state."""
+
+    @staticmethod
+    @custom_fwd(device_type="cpu")  # "cuda" for a model on the GPU
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a @ b  # autocast may run this in bfloat16 while a and b stay as they came
+
+    @staticmethod
+    @custom_bwd(device_type="cpu")  # autocast back on if it was on in forward
+    def backward(ctx, grad_out):
+        a, b = ctx.saved_tensors
+        # grad_out has the output's dtype, a and b their own: autocast reconciles them here
+        # as it did in forward; with autocast off, bfloat16 @ float32 raises.
+        return grad_out @ b.T, a.T @ grad_out
+
+
+class MatMulFloat32(MatMul):
+    """a @ b that always runs in float32: under autocast, its inputs are cast up first."""
+
+    @staticmethod
+    @custom_fwd(device_type="cpu", cast_inputs=torch.float32)  # then autocast is off inside
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a @ b  # float32 @ float32, whatever dtype a and b arrived in

@@ -3,10 +3,14 @@
 Each class is short and plain because the researcher notebook shows its source
 (``show_source(Sort)``). Every one is tested in tests/test_research.py against
 gradcheck, torch's own ops, or autograd through an unrolled computation. Importing
-this module also registers two custom operators, ``lessons::numpy_convolve`` and
-``lessons::numpy_correlate``, once: an operator's name is its identity in the process.
+this module also registers four custom operators, ``lessons::numpy_convolve``,
+``lessons::numpy_correlate``, ``lessons::numpy_convolve_no_backward`` and
+``lessons::cube_in_c``, once: an operator's name is its identity in the process.
 """
 
+import ctypes
+import ctypes.util
+import sys
 from collections import Counter
 from collections.abc import Callable
 from typing import ClassVar
@@ -62,6 +66,21 @@ class Sort(Function):
         (indices,) = ctx.saved_tensors
         # The Jacobian is a permutation: send each gradient back where its value came from.
         return torch.zeros_like(grad_values).scatter(-1, indices, grad_values)
+
+
+class HardGate(Function):
+    """x where the scores are positive, 0 elsewhere: a hard choice, so no gradient for scores."""
+
+    @staticmethod
+    def forward(ctx, x, scores):
+        is_open = scores > 0
+        ctx.save_for_backward(is_open)
+        return x * is_open
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (is_open,) = ctx.saved_tensors
+        return grad_out * is_open, None  # None: the step before gets no gradient through scores
 
 
 class CubeDetachedBackward(Function):
@@ -183,6 +202,70 @@ def _numpy_convolve_backward(ctx, grad_out):
 numpy_convolve.register_autograd(
     _numpy_convolve_backward, setup_context=_numpy_convolve_setup_context
 )
+
+
+@torch.library.custom_op("lessons::numpy_convolve_no_backward", mutates_args=())
+def numpy_convolve_no_backward(x: torch.Tensor, kernel: torch.Tensor) -> torch.Tensor:
+    """numpy_convolve without register_autograd: a backward raises, yet some checks pass."""
+    y = np.convolve(x.cpu().numpy(), kernel.cpu().numpy(), mode="full")
+    return torch.from_numpy(y).to(x)
+
+
+@numpy_convolve_no_backward.register_fake
+def _numpy_convolve_no_backward_fake(x, kernel):
+    return x.new_empty(x.shape[0] + kernel.shape[0] - 1)
+
+
+# --- reason 1, code torch.compile cannot read: a C library ---------------------------------
+
+# The C maths library, opened through ctypes: libm (None, the running process, if it is
+# not found by name), or Windows' C runtime. A stand-in for a C library of your own.
+_C_MATHS = ctypes.CDLL("ucrtbase" if sys.platform == "win32" else ctypes.util.find_library("m"))
+_C_MATHS.pow.restype, _C_MATHS.pow.argtypes = ctypes.c_double, (ctypes.c_double, ctypes.c_double)
+
+
+def c_cube(x: torch.Tensor) -> torch.Tensor:
+    """x ** 3, one element at a time, by the C maths library's pow."""
+    values = x.detach().cpu().numpy().ravel()
+    cubes = [_C_MATHS.pow(float(v), 3.0) for v in values]  # a C call Dynamo cannot trace
+    return torch.tensor(cubes, dtype=x.dtype, device=x.device).reshape(x.shape)
+
+
+class CubeInC(Function):
+    """Cube whose forward calls C: fine in eager mode, a graph break for torch.compile."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return c_cube(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * 3 * x**2
+
+
+@torch.library.custom_op("lessons::cube_in_c", mutates_args=())
+def cube_in_c(x: torch.Tensor) -> torch.Tensor:
+    """The same C call as a custom operator: torch.compile calls it, never reads it."""
+    return c_cube(x)
+
+
+@cube_in_c.register_fake  # shapes only: the compiler never runs the C code while tracing
+def _cube_in_c_fake(x):
+    return torch.empty_like(x)
+
+
+def _cube_in_c_setup_context(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)
+
+
+def _cube_in_c_backward(ctx, grad_out):
+    (x,) = ctx.saved_tensors
+    return grad_out * 3 * x**2
+
+
+cube_in_c.register_autograd(_cube_in_c_backward, setup_context=_cube_in_c_setup_context)
 
 
 # --- reason 2: surrogate gradients -----------------------------------------------------

@@ -6,11 +6,12 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
+from torch.amp import custom_bwd
 from torch.autograd import gradcheck, gradgradcheck
 from torch.func import grad, hessian, jacfwd, jacrev, vmap
 
 from lessons_lib import Clamp, Clamp01, Cube, CubeWithSetupContext, ReLUInPlace, RoundSTE, Square
-from lessons_lib.functions import ClippedSTE, SigmoidSpike
+from lessons_lib.functions import ClippedSTE, FlatCube, MatMul, MatMulFloat32, SigmoidSpike
 
 # Finite floats with the points where clamp and round change behaviour mixed in.
 special = st.sampled_from([0.0, 1.0, -0.0, 0.5, 1.5, 2.5, -0.5, -2.5, -1.0, 2.0])
@@ -185,7 +186,18 @@ def test_dtype_is_preserved_forwards_and_backwards(fn, dtype):
 
 
 def test_every_function_has_a_one_line_docstring():
-    for fn in [Square, Cube, CubeWithSetupContext, RoundSTE, Clamp01, Clamp, ReLUInPlace]:
+    for fn in [
+        Square,
+        Cube,
+        CubeWithSetupContext,
+        RoundSTE,
+        Clamp01,
+        Clamp,
+        ReLUInPlace,
+        FlatCube,
+        MatMul,
+        MatMulFloat32,
+    ]:
         assert fn.__doc__ and "\n" not in fn.__doc__.strip(), fn.__name__
 
 
@@ -327,3 +339,138 @@ def test_relu_in_place_saves_its_output_through_save_for_backward(dtype):
     assert saved.data_ptr() == y.data_ptr()
     y.sum().backward()
     assert y.dtype == a.grad.dtype == dtype
+
+
+# --- Mistake 7: a grad_out that is not contiguous ----------------------------------------
+
+# What the steps after a Function do to the grad_out it receives (x is 2 x 3).
+DOWNSTREAM = {
+    "sum": lambda y: y.sum(),  # one value expanded: strides (0, 0)
+    "transposed": lambda y: (y.t() * torch.arange(6.0, dtype=y.dtype).view(3, 2)).sum(),
+    "expanded": lambda y: (y.sum(0) * torch.arange(3.0, dtype=y.dtype)).sum(),  # (0, 1)
+}
+
+
+class ViewCube(torch.autograd.Function):
+    """The developer track's Mistake 7: FlatCube with view in place of reshape."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return (x.reshape(-1) ** 3).reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return (grad_out.view(-1) * 3 * x.reshape(-1) ** 2).view(x.shape)
+
+
+@pytest.mark.parametrize("after", DOWNSTREAM.values(), ids=DOWNSTREAM.keys())
+def test_flat_cube_matches_cube_whatever_grad_out_layout_the_next_steps_send(after):
+    x, x_ref = (
+        leaf([[1.0, -2.0, 0.5], [3.0, 0.0, -1.5]]),
+        leaf([[1.0, -2.0, 0.5], [3.0, 0.0, -1.5]]),
+    )
+    after(FlatCube.apply(x)).backward()
+    after(Cube.apply(x_ref)).backward()
+    torch.testing.assert_close(x.grad, x_ref.grad)
+
+
+def test_a_backward_that_views_grad_out_passes_sum_and_fails_transposed_or_expanded():
+    """The lesson's claim, on this torch: the quick test passes, real training raises."""
+    x = leaf([[1.0, -2.0, 0.5], [3.0, 0.0, -1.5]])
+    DOWNSTREAM["sum"](ViewCube.apply(x)).backward()
+    for name in ("transposed", "expanded"):
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            DOWNSTREAM[name](ViewCube.apply(x)).backward()
+
+
+def test_flat_cube_passes_gradcheck_and_gradgradcheck_on_a_transposed_input():
+    x = leaf([[1.0, -2.0, 0.5], [3.0, 0.25, -1.5]]).t()
+    assert gradcheck(FlatCube.apply, (x,)) and gradgradcheck(FlatCube.apply, (x,))
+
+
+# --- custom Functions under autocast ------------------------------------------------------
+
+
+def autocast_run(fn, report=None):
+    """fn(h, w) under CPU bfloat16 autocast, h from a linear layer (so bfloat16); backward after."""
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(5, 4, generator=generator, requires_grad=True)
+    layer_w = torch.randn(3, 4, generator=generator, requires_grad=True)
+    w = torch.randn(3, 2, generator=generator, requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        h = x @ layer_w.T  # autocast runs matmuls in bfloat16
+        y = fn(h, w)
+    saw = [t.dtype for t in y.grad_fn.saved_tensors]  # what forward saw, read off its notepad
+    y.float().sum().backward()
+    return h, w, y, saw, x.grad, w.grad
+
+
+def float32_grads():
+    """The same computation in float32 throughout: the reference gradients for x and w."""
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(5, 4, generator=generator, requires_grad=True)
+    layer_w = torch.randn(3, 4, generator=generator, requires_grad=True)
+    w = torch.randn(3, 2, generator=generator, requires_grad=True)
+    ((x @ layer_w.T) @ w).sum().backward()
+    return x.grad, w.grad
+
+
+@pytest.mark.parametrize("fn", [MatMul, MatMulFloat32], ids=lambda f: f.__name__)
+def test_matmuls_pass_gradcheck_and_gradgradcheck_outside_autocast(fn):
+    a = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(4, 2, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(fn.apply, (a, b)) and gradgradcheck(fn.apply, (a, b))
+    torch.testing.assert_close(fn.apply(a, b), a @ b)
+
+
+def test_without_custom_bwd_the_backward_of_an_autocast_forward_raises():
+    """The developer track's 'what not to do': backward runs with autocast off."""
+
+    class PlainMatMul(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a @ b
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            a, b = ctx.saved_tensors
+            return grad_out @ b.T, a.T @ grad_out
+
+    with pytest.raises(RuntimeError, match="same dtype"):
+        autocast_run(PlainMatMul.apply)
+
+
+def test_matmul_runs_in_bfloat16_under_autocast_and_its_backward_works():
+    h, w, y, saw, x_grad, w_grad = autocast_run(MatMul.apply)
+    assert (h.dtype, w.dtype, y.dtype) == (torch.bfloat16, torch.float32, torch.bfloat16)
+    assert saw == [torch.bfloat16, torch.float32]  # the inputs as they arrived
+    for got, want in zip((x_grad, w_grad), float32_grads(), strict=True):
+        assert got.dtype == torch.float32
+        torch.testing.assert_close(got, want, rtol=0.05, atol=0.1)  # bfloat16: ~3 digits
+
+
+def test_matmul_float32_casts_its_inputs_up_and_runs_with_autocast_off():
+    h, _, y, saw, x_grad, w_grad = autocast_run(MatMulFloat32.apply)
+    assert h.dtype == torch.bfloat16 and y.dtype == torch.float32
+    assert saw == [torch.float32, torch.float32]
+    for got, want in zip((x_grad, w_grad), float32_grads(), strict=True):
+        torch.testing.assert_close(got, want, rtol=0.05, atol=0.1)
+
+
+@pytest.mark.parametrize(("fn", "on"), [(MatMul, True), (MatMulFloat32, False)])
+def test_custom_bwd_runs_backward_in_the_autocast_state_forward_ran_in(fn, on):
+    seen = []
+
+    class Reporting(fn):
+        @staticmethod
+        @custom_bwd(device_type="cpu")
+        def backward(ctx, grad_out):
+            seen.append(torch.is_autocast_enabled("cpu"))
+            return fn.backward(ctx, grad_out)
+
+    autocast_run(Reporting.apply)
+    assert seen == [on]
+    assert not torch.is_autocast_enabled("cpu")  # and nothing leaks out of backward

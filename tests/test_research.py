@@ -12,9 +12,11 @@ from lessons_lib.functions import Cube, SigmoidSpike
 from lessons_lib.measure import saved_for_backward
 from lessons_lib.research import (
     CubeDetachedBackward,
+    CubeInC,
     CubeOnceDifferentiable,
     Exp,
     FixedPointTanh,
+    HardGate,
     Heaviside,
     Linear,
     NumpyConvolve,
@@ -23,8 +25,10 @@ from lessons_lib.research import (
     TanhStackRecompute,
     TanhStackSaved,
     compiled_ops,
+    cube_in_c,
     fixed_point_unrolled,
     numpy_convolve,
+    numpy_convolve_no_backward,
     numpy_correlate,
     solve_fixed_point,
     tanh_blocks,
@@ -103,6 +107,43 @@ def test_vjp_error_notices_a_wrong_backward():
     assert error > 0.1
 
 
+def test_hard_gate_matches_autograd_of_the_mask_and_gives_scores_no_gradient():
+    x, scores = sample(6), sample(6, seed=1)
+    y = HardGate.apply(x, scores)
+    torch.testing.assert_close(y, x * (scores > 0))
+    grad_out = sample(6, seed=2, requires_grad=False)
+    (gx,) = torch.autograd.grad(y, x, grad_out, retain_graph=True)
+    torch.testing.assert_close(gx, grad_out * (scores > 0))
+    (gs,) = torch.autograd.grad(y, scores, grad_out, allow_unused=True, materialize_grads=True)
+    assert torch.equal(gs, torch.zeros_like(scores))
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_a_single_output_function_gets_no_grad_out_when_the_step_after_returns_none(materialize):
+    """The researcher track: zeros by default, None with set_materialize_grads(False)."""
+    received = []
+
+    class Reporting(Cube):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(materialize)
+            return Cube.forward(ctx, x)
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            received.append(grad_out)
+            return None if grad_out is None else Cube.backward(ctx, grad_out)
+
+    s, x = sample(3), sample(3, seed=1)
+    HardGate.apply(x, Reporting.apply(s)).sum().backward()
+    (grad_out,) = received
+    if materialize:
+        assert torch.equal(grad_out, torch.zeros(3, dtype=F64))
+        assert torch.equal(s.grad, torch.zeros(3, dtype=F64))
+    else:
+        assert grad_out is None and s.grad is None
+
+
 def test_detached_backward_is_right_once_and_silently_wrong_twice():
     x = torch.tensor([2.0], dtype=F64, requires_grad=True)
     (g,) = torch.autograd.grad((CubeDetachedBackward.apply(x) ** 2).sum(), x, create_graph=True)
@@ -166,6 +207,17 @@ def test_numpy_convolve_custom_op_passes_gradcheck_and_opcheck():
     }
 
 
+def test_opcheck_autograd_registration_passes_an_operator_with_no_backward():
+    """The researcher track: only test_aot_dispatch_dynamic notices the missing backward."""
+    x, k = sample(5), sample(2, seed=1)
+    results = torch.library.opcheck(numpy_convolve_no_backward, (x, k), raise_exception=False)
+    assert results["test_autograd_registration"] == "SUCCESS"
+    assert results["test_schema"] == results["test_faketensor"] == "SUCCESS"
+    assert "no autograd formula" in str(results["test_aot_dispatch_dynamic"])
+    with pytest.raises(RuntimeError, match="no autograd formula was registered"):
+        numpy_convolve_no_backward(x, k).sum().backward()
+
+
 def test_numpy_convolve_custom_op_refuses_double_backward_with_an_error():
     x, k = sample(5), sample(2, seed=1)
     (g,) = torch.autograd.grad((numpy_convolve(x, k) ** 2).sum(), x, create_graph=True)
@@ -207,6 +259,22 @@ def test_numpy_convolve_custom_op_gives_the_eager_result_and_gradient_under_torc
         strict=True,
     ):
         torch.testing.assert_close(a, b)
+
+
+@pytest.mark.parametrize("fn", [CubeInC.apply, cube_in_c], ids=["Function", "custom op"])
+def test_cube_in_c_matches_cube_and_passes_gradcheck(fn):
+    x = sample(2, 3)
+    torch.testing.assert_close(fn(x), Cube.apply(x))
+    assert gradcheck(fn, (sample(4),))
+
+
+def test_cube_in_c_is_a_graph_break_as_a_function_and_one_opaque_node_as_a_custom_op():
+    """The developer track: Dynamo cannot trace the C call; a custom op is never traced."""
+    x = sample(3)
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="_FuncPtr"):
+        compiled_ops(CubeInC.apply, x)
+    assert compiled_ops(cube_in_c, x)["forward"] == ["lessons.cube_in_c"]
+    assert set(torch.library.opcheck(cube_in_c, (x,)).values()) == {"SUCCESS"}
 
 
 def test_numpy_convolve_keeps_float32_and_skips_a_frozen_kernel():
