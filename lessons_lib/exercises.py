@@ -425,9 +425,8 @@ def _unchanged(name: str, x: torch.Tensor, before: tuple, candidate: Callable) -
             False,
             f"x.requires_grad stays {requires_grad}",
             f"x.requires_grad = {x.requires_grad}",
-            "cube_grad switched on requires_grad on the caller's own tensor. "
-            + _alias_note(candidate)
-            + _COPY,
+            f"cube_grad switched {'on' if x.requires_grad else 'off'} requires_grad on the "
+            "caller's own tensor. " + _alias_note(candidate) + _COPY,
         )
     if x.grad is not grad and x.is_leaf:
         return Case(
@@ -460,6 +459,12 @@ def _fix_for_values(got: torch.Tensor, x: torch.Tensor) -> tuple[str, str]:
         fix = (
             "cube_grad returned Cube's output, x**3, not its gradient. Return the gradient "
             "of the sum with respect to your copy of x."
+        )
+        return fix, ""
+    if x.numel() > 1 and torch.allclose(got * x.numel(), cube_grad(x), rtol=1e-5, atol=1e-6):
+        fix = (
+            f"Each number is the course's divided by {x.numel()}, the number of elements: "
+            "cube_grad differentiated the mean, not the sum. Take .sum() of Cube.apply's result."
         )
         return fix, ""
     fix = (
@@ -680,7 +685,15 @@ def _fix_for_error(error: Exception, usage: Usage) -> tuple[str, str]:
             "creates the notepad ctx, runs forward, and puts Cube's backward into the graph.",
             READ["apply"],
         )
-    if "does not require grad" in message:  # "element 0 of tensors ...", "One of the ..."
+    if "One of the differentiated Tensors does not require grad" in message:
+        return _GRAD_WRT_UNTRACKED, ""  # the inputs= of torch.autograd.grad, not the output
+    if "appears to not have been used in the graph" in message:
+        return _GRAD_WRT_UNUSED, ""
+    if "backward through the graph a second time" in message:
+        return _TWICE, ""
+    if "Mismatch in shape" in message and "grad_output" in message:
+        return _GRAD_OUT_SHAPE, ""
+    if "does not require grad" in message:  # "element 0 of tensors does not require grad"
         if usage.recorded:
             return _CUT_CHAIN, ""
         if "recording off" in usage.applies:
@@ -724,6 +737,25 @@ _CUT_CHAIN = (
     "Cube.apply's result was recorded, but what you differentiated is not connected to it: a "
     "step in between (.detach(), .numpy(), .item(), torch.tensor(...)) cut the chain. Keep "
     "every step from Cube.apply(...) to .sum() a torch operation."
+)
+_GRAD_WRT_UNTRACKED = (
+    "torch.autograd.grad(total, inputs) was asked for the gradient with respect to a tensor "
+    "that does not require grad, such as the caller's x: ask with respect to your copy, the "
+    "tensor you passed to Cube.apply."
+)
+_GRAD_WRT_UNUSED = (
+    "torch.autograd.grad(total, inputs) was asked about a tensor that total was not computed "
+    "from, such as the caller's x when Cube.apply ran on your copy: ask about the tensor you "
+    "passed to Cube.apply."
+)
+_TWICE = (
+    "Backward ran twice through the same graph, and the first run had already freed what "
+    "Cube saved. Ask for the gradient once, with one .backward() or one torch.autograd.grad."
+)
+_GRAD_OUT_SHAPE = (
+    "The tensor you passed to .backward(...) (or as grad_outputs) must have the shape of "
+    "Cube.apply's result, one number per element. Simpler: take the .sum() first and call "
+    ".backward() with no argument, or torch.autograd.grad(total, copy)."
 )
 _RECORDING_OFF = (
     "Cube.apply ran with recording switched off (inside torch.no_grad()), so nothing was "

@@ -944,3 +944,68 @@ def test_a_refusal_that_does_not_name_floats_is_told_what_to_add():
     case = integer_case(check_cube_grad(learner(source + COPY_BODY)))
     assert case.fix.startswith("Right kind of error, but its message does not say what to pass")
     assert "(the check looks for the word float)" in case.expected
+
+
+# --- audit: each error's story names what really happened ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (
+            "(grad,) = torch.autograd.grad(Cube.apply(leaf).sum(), x)",
+            "was asked for the gradient with respect to a tensor that does not require grad",
+        ),
+        (
+            "(grad,) = torch.autograd.grad(Cube.apply(leaf).sum(), x if x.requires_grad else leaf)",
+            "was asked about a tensor that total was not computed from",
+        ),
+        (
+            "total = Cube.apply(leaf).sum()\n    total.backward()\n    total.backward()\n"
+            "    grad = leaf.grad",
+            "Backward ran twice through the same graph",
+        ),
+        (
+            "out = Cube.apply(leaf)\n    out.backward(torch.ones(out.shape[0]) if out.dim() else "
+            "torch.tensor(1.0))\n    grad = leaf.grad",
+            "must have the shape of Cube.apply's result",
+        ),
+    ],
+    ids=["wrt-untracked-x", "wrt-unused-x", "backward-twice", "grad-out-shape"],
+)
+def test_an_autograd_error_in_cube_grad_gets_its_own_fix(body, says):
+    source = f"""
+def cube_grad(x):
+    {FLOATS_ONLY}
+    leaf = x.detach().requires_grad_(True)
+    {body}
+    return grad
+"""
+    first = problem(source)
+    assert first.got.startswith("it raised RuntimeError")
+    assert says in first.fix
+    assert "cut the chain" not in first.fix and "Read the error above" not in first.fix
+
+
+def test_the_mean_instead_of_the_sum_is_named():
+    first = problem(
+        """
+def cube_grad(x):
+    leaf = x.detach().requires_grad_(True)
+    Cube.apply(leaf).mean().backward()
+    return leaf.grad
+"""
+    )
+    assert first.fix.startswith("Each number is the course's divided by 5")
+    assert "differentiated the mean, not the sum" in first.fix and first.read == ""
+
+
+def test_switching_the_callers_requires_grad_off_is_not_called_switching_it_on():
+    def switches_off(x):
+        g = cube_grad(x)
+        x.requires_grad_(False) if x.is_leaf else None
+        return g
+
+    case = check_cube_grad(switches_off).cases[8]
+    assert (case.expected, case.got) == ("x.requires_grad stays True", "x.requires_grad = False")
+    assert case.fix.startswith("cube_grad switched off requires_grad on the caller's own tensor")
