@@ -1,5 +1,10 @@
-"""The exercise "Your own backward pass": the reference cube_grad, and the check that tells a
-learner when theirs is right (a wrong answer gets a specific fix; hints come in steps)."""
+"""The exercise "Your own backward pass", in two parts, each with a check that tells a learner
+when their answer is right (a wrong answer gets a specific fix; hints come in steps).
+
+Part 1, in the beginner track's words: fix Cube's backward, checked by check_cube.
+Part 2, after the developer track: cube_grad (the course's answer is here), checked by
+check_cube_grad.
+"""
 
 import ast
 import inspect
@@ -11,9 +16,18 @@ from contextlib import nullcontext
 
 import torch
 
+from lessons_lib.checks import check_function
 from lessons_lib.functions import Cube
-from lessons_lib.probe import Failure, is_function, preserved_global_state, run_function
-from lessons_lib.verdict import Case, ExerciseCheck, Hint, short
+from lessons_lib.probe import (
+    Failure,
+    Run,
+    a_or_an,
+    describe_non_function,
+    is_function,
+    preserved_global_state,
+    run_function,
+)
+from lessons_lib.verdict import Case, ExerciseCheck, Hint, plain, short
 from lessons_lib.watch import Usage, watching
 
 
@@ -34,6 +48,221 @@ def cube_grad(x: torch.Tensor) -> torch.Tensor:
     with torch.enable_grad():  # works even inside a caller's torch.no_grad()
         (grad,) = torch.autograd.grad(Cube.apply(leaf).sum(), leaf)
     return grad
+
+
+# --- Part 1: checking a learner's Cube, in the beginner track's words ------------------
+
+# The upstream gradient starts with 10, the later step of the notebook's demonstration;
+# uneven on purpose, so that a backward that drops grad_out cannot match it by luck.
+_CUBE_X = (2.0, -1.0, 0.5, 3.0)
+_CUBE_GRAD_OUT = (10.0, 2.0, -1.0, 0.5)
+_CUBE_HINT_CALL = "check_cube(Cube, hint={})"
+_CUBE_HINTS = (
+    Hint(
+        "the idea",
+        "Remember the kitchen line: each cook takes the number that arrives from the cook "
+        "after her, multiplies it by her own slope, and passes the product on. Cube's own "
+        "slope at x is 3·x². The number that arrives is the upstream gradient. backward must "
+        "give back their product, not the slope alone.",
+    ),
+    Hint(
+        "where it lives",
+        "The upstream gradient is backward's second argument, grad_out. The line before the "
+        "TODO already reads x back from the notepad, and 3 * x**2 is the slope. Multiply "
+        "the two with *.",
+    ),
+    Hint("the answer", "backward's last line:", "return grad_out * 3 * x**2"),
+)
+_FORWARD = "forward computes x³"
+_ONE_GRADIENT = "backward gives back one tensor, shaped like x"
+_MULTIPLIES = "backward multiplies grad_out by the slope 3·x²"
+_DOCTOR = "the gradient doctor finds no problems"
+
+
+def check_cube(fn: object, hint: int = 0) -> ExerciseCheck:
+    """Check a learner's fixed Cube in plain words: forward is x³, backward returns
+    grad_out * 3x², and the gradient doctor agrees; never raises.
+
+    `hint` (1, 2 or 3) also shows that many steps of the hint ladder.
+    """
+    if not is_function(fn):
+        case = Case(
+            "you passed your class",
+            False,
+            "the class you wrote, Cube",
+            describe_non_function(fn, "check_cube({})"),
+            "Pass the name that comes after the word class, with nothing after it: "
+            "check_cube(Cube).",
+        )
+        return ExerciseCheck("check_cube", [case], _CUBE_HINTS, _CUBE_HINT_CALL).hint(hint)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the learner reads the verdict, not torch's warnings
+        cases = _cube_cases(fn)
+    return ExerciseCheck(fn.__name__, cases, _CUBE_HINTS, _CUBE_HINT_CALL).hint(hint)
+
+
+def _cube_cases(fn: type) -> list[Case]:
+    x, grad_out = torch.tensor(_CUBE_X), torch.tensor(_CUBE_GRAD_OUT)
+    run = run_function(fn, (x,), lambda output, index: grad_out.clone())
+    cases = [_cube_forward_case(run, x)]
+    later = "not checked yet: fix the problem above first"
+    if not cases[0].passed:
+        return cases + [Case(n, False, got=later) for n in (_ONE_GRADIENT, _MULTIPLIES, _DOCTOR)]
+    cases.append(_cube_one_gradient_case(run, x))
+    if not cases[1].passed:
+        return cases + [Case(n, False, got=later) for n in (_MULTIPLIES, _DOCTOR)]
+    cases.append(_cube_multiplies_case(run.grads[0], x, grad_out))
+    if not cases[2].passed:
+        return [*cases, Case(_DOCTOR, False, got=later)]
+    return [*cases, _cube_doctor_case(fn)]
+
+
+def _cube_forward_case(run: Run, x: torch.Tensor) -> Case:
+    want = x**3
+    expected = f"{plain(want)}  (x³ for x = {plain(x)})"
+    keep = "Keep forward as the starter wrote it: return x**3."
+    if run.failure is not None and run.failure.stage == "forward":
+        if run.failure.kind == "NoGraph":
+            got = f"forward gave back {plain(run.output)}: not numbers computed from x"
+            return Case(_FORWARD, False, expected, got, keep)
+        got = f"forward stopped with an error: {run.failure.kind}: {run.failure.message}"
+        return Case(_FORWARD, False, expected, got, "Read the error, fix that line. " + keep)
+    got = run.output
+    right_kind = isinstance(got, torch.Tensor) and got.shape == want.shape
+    if right_kind and got.is_floating_point() and torch.allclose(got.to(want.dtype), want):
+        return Case(_FORWARD, True)
+    return Case(_FORWARD, False, expected, plain(got), "forward changed. " + keep)
+
+
+def _cube_one_gradient_case(run: Run, x: torch.Tensor) -> Case:
+    expected = f"one tensor with {x.numel()} numbers, one per number that went into forward"
+    if run.failure is not None:
+        got = f"backward stopped with an error: {run.failure.kind}: {run.failure.message}"
+        return Case(_ONE_GRADIENT, False, expected, got, _backward_error_fix(run.failure.message))
+    grads = run.grads
+    if len(grads) != 1:
+        fix = (
+            f"backward gave back {len(grads)} things, but forward takes one input (x), so "
+            "backward gives back exactly one: the gradient for x."
+        )
+        return Case(_ONE_GRADIENT, False, expected, plain(grads), fix)
+    (grad,) = grads
+    if grad is None:
+        fix = (
+            "backward gave back nothing (None), so no gradient reaches the steps before Cube. "
+            "Did the word return go missing from its last line?"
+        )
+        return Case(_ONE_GRADIENT, False, expected, "None", fix)
+    if not isinstance(grad, torch.Tensor):
+        fix = (
+            f"backward gave back {a_or_an(type(grad).__name__)}, but it must give back a "
+            "tensor with one number per number of x, computed from grad_out and x."
+        )
+        return Case(_ONE_GRADIENT, False, expected, plain(grad), fix)
+    if grad.shape != x.shape:
+        fix = (
+            f"backward gave back {grad.numel()} number(s) for {x.numel()} numbers of x. Keep "
+            "one number per number of x: no .sum() and no picking out single numbers."
+        )
+        return Case(_ONE_GRADIENT, False, expected, plain(grad), fix)
+    return Case(_ONE_GRADIENT, True)
+
+
+def _backward_error_fix(message: str) -> str:
+    """A fix for the errors a beginner's one-line backward raises."""
+    if "is not defined" in message:
+        return (
+            "backward uses a name that does not exist there. Inside backward, the upstream "
+            "gradient is called grad_out (its second argument) and x comes from the line "
+            "(x,) = ctx.saved_tensors."
+        )
+    if "tuple" in message:
+        return (
+            "ctx.saved_tensors holds a group (a tuple) of saved tensors, even when there is "
+            "one. Keep the starter's line (x,) = ctx.saved_tensors, which takes x out of it."
+        )
+    return "Read the error, then fix backward. Only its last line needs to change."
+
+
+def _cube_multiplies_case(grad: torch.Tensor, x: torch.Tensor, grad_out: torch.Tensor) -> Case:
+    """The chain rule, in the kitchen's words: what arrived, times Cube's own slope."""
+    slope = 3 * x**2
+    want = grad_out * slope
+    expected = f"{plain(want)}  (grad_out times 3·x², with grad_out = {plain(grad_out)})"
+    got = grad.detach()
+    if not got.is_floating_point():
+        fix = f"backward changed the kind of numbers (to {got.dtype}); keep them decimal."
+        return Case(_MULTIPLIES, False, expected, plain(got), fix)
+    got = got.to(want.dtype)
+    if torch.allclose(got, want):
+        return Case(_MULTIPLIES, True)
+    arrived = f"This time grad_out was {plain(grad_out)}"
+    scale = (got[0] / slope[0]).item()
+    if torch.allclose(got, slope):
+        fix = (
+            f"backward gave back the slope 3·x² alone, whatever arrived. {arrived}, and "
+            "backward must multiply it in: forgetting it is right only when grad_out is 1, "
+            "which is why the bug hides. Multiply by grad_out."
+        )
+    elif torch.allclose(got, grad_out):
+        fix = (
+            "backward gave back grad_out unchanged: that is MyRound's white lie, which "
+            "pretends the step is not there. Cube is honest: multiply grad_out by Cube's own "
+            "slope, 3·x²."
+        )
+    elif torch.allclose(got, grad_out + slope):
+        fix = (
+            "backward added grad_out and the slope. Multiply them instead, as the sauce cook "
+            "did: 2 times 3 makes 6, where 2 + 3 would make 5."
+        )
+    elif torch.allclose(got, scale * slope):
+        fix = (
+            f"backward multiplied the slope by {scale:g} every time. grad_out changes from one "
+            f"backward pass to the next ({arrived.lower()}), so multiply by grad_out itself, "
+            "not by a number you wrote in."
+        )
+    elif torch.allclose(got, grad_out * x**2):
+        fix = "The slope of x³ is 3·x²: the 3 is missing. Multiply grad_out by 3 * x**2."
+    elif torch.allclose(got, grad_out * 3 * x) or torch.allclose(got, grad_out * 2 * x):
+        fix = "The slope of x³ is 3·x², with x squared. Multiply grad_out by 3 * x**2."
+    elif torch.allclose(got, grad_out * x**3):
+        fix = (
+            "backward multiplied grad_out by x³, forward's result. It needs Cube's slope "
+            "instead, 3·x²."
+        )
+    elif torch.allclose(got, -want):
+        fix = "The sign is flipped, which would push learning the wrong way. Remove the minus."
+    else:
+        fix = f"{arrived}; backward should give back grad_out times 3·x² for each number."
+    return Case(_MULTIPLIES, False, expected, plain(got), fix)
+
+
+def _cube_doctor_case(fn: type) -> Case:
+    """The doctor's full examination: many points, other grad_outs, second derivatives."""
+    report = check_function(fn, lambda x: x**3)
+    if report.ok:
+        return Case(_DOCTOR, True)
+    first = report.findings[0]
+    fix = _DOCTOR_FIXES.get(
+        first.code,
+        f"Run check_function({fn.__name__}, lambda x: x**3) and read its 'How to fix it' line.",
+    )
+    return Case(_DOCTOR, False, "no problems found", f"[{first.code}] {first.what}", fix)
+
+
+# Plain words for what a beginner's Cube can still get wrong after the three checks above.
+_DOCTOR_FIXES = {
+    "mutates-grad-out": (
+        "backward changed grad_out itself (with *= or a method whose name ends in _). grad_out "
+        "is not Cube's to change: other steps may read it later. Make a new tensor instead: "
+        "return grad_out * 3 * x**2."
+    ),
+    "ctx-tensor": (
+        "forward wrote x on the notepad as ctx.x = x. Tensors go on the notepad the official "
+        "way, as the starter had it: ctx.save_for_backward(x) in forward, then "
+        "(x,) = ctx.saved_tensors in backward."
+    ),
+}
 
 
 # --- checking a learner's cube_grad ------------------------------------------------

@@ -151,3 +151,11 @@ def short(value: object) -> str:
     except Exception:  # a learner's object whose repr is broken
         text = f"a {type(value).__name__}"
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def plain(value: object) -> str:
+    """A short 1-d float tensor as plain numbers, "[0.5, 2, -1, 3]"; anything else as short()."""
+    short_1d = isinstance(value, torch.Tensor) and value.dim() == 1 and value.numel() <= 8
+    if short_1d and (value.is_floating_point() or value.dtype == torch.int64):
+        return "[" + ", ".join(f"{v:g}" for v in value.tolist()) + "]"
+    return short(value)

@@ -1,8 +1,9 @@
 """The verdict an exercise check shows: headline, first problem, and hints one step at a time."""
 
 import pytest
+import torch
 
-from lessons_lib.verdict import Case, ExerciseCheck, Hint, short
+from lessons_lib.verdict import Case, ExerciseCheck, Hint, plain, short
 
 HINTS = (
     Hint("the idea", "Think <first>."),
@@ -86,3 +87,11 @@ def test_short_describes_tensors_and_survives_a_broken_repr():
             raise RuntimeError
 
     assert short(Broken()) == "a Broken" and len(short("x" * 200)) == 80
+
+
+def test_plain_writes_a_short_tensor_as_numbers_and_anything_else_as_short():
+    assert plain(torch.tensor([120.0, -0.75, 13.5])) == "[120, -0.75, 13.5]"
+    assert plain(torch.tensor([1, 2])) == "[1, 2]"
+    assert plain(torch.ones(9)) == short(torch.ones(9))  # too long to read as a list
+    assert plain(torch.ones(2, 2)) == short(torch.ones(2, 2))
+    assert plain(None) == "None"
