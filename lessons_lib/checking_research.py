@@ -1,14 +1,18 @@
-"""Lesson 2's researcher track: a Cube ready for complex inputs, and a call counter.
+"""Lesson 2's Functions and helpers: a complex-ready Cube, a call counter, fast mode's tolerance.
 
-`ComplexCube` is shown in the notebook (``show_source(ComplexCube)``) and checked in
-tests/test_checking_research.py with gradcheck on complex inputs, in both modes.
+`ComplexCube` is shown in the researcher track (``show_source(ComplexCube)``) and checked in
+tests/test_checking_research.py with gradcheck on complex inputs, in both modes. The
+developer and researcher tracks both use `one_wrong_entry` to show how much a backward may
+get wrong in one Jacobian entry and still pass fast mode; the researcher track reads fast
+mode's vectors with `fast_mode_vectors` to check torch's tolerance rule.
 """
 
 from collections import Counter
 from collections.abc import Callable
 
+import torch
 from torch import Tensor
-from torch.autograd import Function
+from torch.autograd import Function, gradcheck
 
 
 class ComplexCube(Function):
@@ -50,3 +54,69 @@ def counting(fn: Callable[..., Tensor]) -> tuple[Callable[..., Tensor], Counter]
         return out
 
     return counted, calls
+
+
+# --- fast mode's tolerance ----------------------------------------------------------
+
+
+def cube_wrong_at(index: int, error: float) -> type[Function]:
+    """A Cube on 1-D inputs whose backward is off by `error` in one Jacobian entry only."""
+
+    class CubeWrongAt(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (x,) = ctx.saved_tensors
+            slope = 3 * x**2
+            slope[index] += error  # wrong: the entry (index, index) of the Jacobian is 3 x² too
+            return grad_out * slope
+
+    return CubeWrongAt
+
+
+def wrong_entry_case(size: int, seed: int = 0) -> tuple[Tensor, int]:
+    """A seeded float64 point of `size` entries in [0.5, 1.5] (requires grad) and an entry index."""
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.empty(size, dtype=torch.float64).uniform_(0.5, 1.5, generator=generator)
+    index = int(torch.randint(size, (1,), generator=generator))
+    return x.requires_grad_(True), index
+
+
+def one_wrong_entry(size: int, error: float, seed: int = 0) -> tuple[bool, bool]:
+    """Does gradcheck pass a Cube wrong by `error` in one entry? (slow mode, fast mode)."""
+    x, index = wrong_entry_case(size, seed)
+    fn = cube_wrong_at(index, error).apply
+    slow = gradcheck(fn, (x,), raise_exception=False)
+    fast = gradcheck(fn, (x,), fast_mode=True, raise_exception=False)
+    return slow, fast
+
+
+def fast_mode_vectors(x: Tensor) -> tuple[Tensor, Tensor]:
+    """The unit vectors u and v fast gradcheck uses for a 1-D float64 x, read off its calls.
+
+    A recording identity is checked at x: its forward sees x - eps u and x + eps u, its
+    first backward receives v (for an output shaped like x).
+    """
+    inputs: list[Tensor] = []
+    grads: list[Tensor] = []
+
+    class Recorder(Function):
+        @staticmethod
+        def forward(ctx, t):
+            inputs.append(t.detach().clone())  # gradcheck perturbs its input in place
+            return t.clone()
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            grads.append(grad_out.clone())
+            return grad_out
+
+    point = x.detach().clone().requires_grad_(True)
+    gradcheck(Recorder.apply, (point,), fast_mode=True)
+    minus, plus = sorted((t for t in inputs if not torch.equal(t, x.detach())), key=torch.sum)
+    u = plus - minus  # 2 eps u, rounded: normalising recovers u to about 1e-9
+    return u / u.norm(), grads[0]

@@ -1,12 +1,21 @@
-"""Lesson 2's researcher Functions and helpers against gradcheck, torch.func and autograd of z**3."""
+"""Lesson 2's Functions and helpers against gradcheck, torch.func and autograd of z**3, and the
+behaviours of gradcheck and opcheck that lesson 2's developer and researcher tracks teach."""
 
 import pytest
 import torch
 from torch.autograd import gradcheck, gradgradcheck
 from torch.autograd.gradcheck import GradcheckError
 
-from lessons_lib.checking_research import ComplexCube, counting
-from lessons_lib.functions import Cube
+from lessons_lib.checking_research import (
+    ComplexCube,
+    counting,
+    cube_wrong_at,
+    fast_mode_vectors,
+    one_wrong_entry,
+    wrong_entry_case,
+)
+from lessons_lib.functions import Clamp01, Cube
+from lessons_lib.research import Linear
 
 C128 = torch.complex128
 
@@ -81,3 +90,109 @@ def test_gradcheck_call_counts_are_the_ones_the_notebook_explains(n):
         x = torch.randn(n, dtype=torch.float64, requires_grad=True)
         gradcheck(counted, (x,), fast_mode=fast_mode)
         assert calls == {"forward": expected, "backward": expected}
+
+
+# --- fast mode's tolerance (lesson 2, both tracks) ------------------------------------
+
+
+def test_cube_wrong_at_differs_from_cube_in_one_jacobian_entry_only():
+    """For an uneven grad_out, only the chosen element's gradient moves, by error * grad_out."""
+    x = torch.linspace(0.5, 1.5, 5, dtype=torch.float64, requires_grad=True)
+    grad_out = torch.tensor([1.0, -2.0, 0.5, 3.0, -1.0], dtype=torch.float64)
+    (wrong,) = torch.autograd.grad(cube_wrong_at(2, 0.25).apply(x), x, grad_out)
+    (right,) = torch.autograd.grad(Cube.apply(x), x, grad_out)
+    expected = right.clone()
+    expected[2] += 0.25 * grad_out[2]
+    torch.testing.assert_close(wrong, expected)
+
+
+def test_wrong_entry_case_is_seeded_and_inside_the_stated_range():
+    (x, index), (again, same) = wrong_entry_case(50), wrong_entry_case(50)
+    assert torch.equal(x, again) and index == same and 0 <= index < 50
+    assert x.requires_grad and x.dtype == torch.float64
+    assert bool(((x >= 0.5) & (x <= 1.5)).all())
+
+
+def test_slow_mode_fails_an_error_of_a_hundredth_in_one_entry_at_every_size():
+    for size in (10, 100):
+        assert one_wrong_entry(size, 0.01) == (False, True)
+
+
+def test_fast_mode_passes_an_error_it_fails_on_a_smaller_input():
+    """The notebook's table: an error of 1 in one entry fails fast mode at n = 10, passes at 1000.
+
+    The old text said fast mode catches a mistake unless v^T (J~ - J) u vanishes; here it does
+    not vanish (u and v are positive), and fast mode passes anyway.
+    """
+    assert one_wrong_entry(10, 1.0) == (False, False)
+    assert one_wrong_entry(1000, 1.0) == (False, True)
+
+
+def test_fast_mode_vectors_are_the_unit_vectors_gradchecks_generator_draws():
+    """torch draws u, then v, with torch.rand from a fresh default-seeded generator."""
+    x, _ = wrong_entry_case(40)
+    u, v = fast_mode_vectors(x)
+    generator = torch.Generator()
+    drawn = [torch.rand(40, generator=generator).double() for _ in range(2)]
+    torch.testing.assert_close(u, drawn[0] / drawn[0].norm(), rtol=0, atol=1e-8)
+    torch.testing.assert_close(v, drawn[1] / drawn[1].norm(), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("error", [0.1, 1.0])
+def test_the_tolerance_rule_predicts_fast_modes_verdict_at_every_position(error):
+    """|error * v_j * u_j| <= atol * sum(u) * sum(v) + rtol * |v^T J u|, torch's _adjusted_atol."""
+    x, _ = wrong_entry_case(30)
+    u, v = fast_mode_vectors(x)
+    jacobian = 3 * x.detach() ** 2
+    tolerance = 1e-5 * u.sum() * v.sum() + 1e-3 * (v * jacobian * u).sum().abs()
+    predicted = ((error * v * u).abs() <= tolerance).tolist()
+    actual = [
+        gradcheck(cube_wrong_at(j, error).apply, (x,), fast_mode=True, raise_exception=False)
+        for j in range(30)
+    ]
+    assert predicted == actual
+    assert any(actual) and not all(actual)  # both verdicts occur: the rule is really tested
+
+
+# --- other gradcheck and opcheck behaviours lesson 2's developer track teaches ---------
+
+
+def test_check_batched_grad_passes_clamp01_which_torch_func_jacrev_refuses():
+    """gradcheck batches backward with the legacy vmap; jacrev needs setup_context."""
+    x = torch.tensor([-1.5, 0.25, 0.75, 1.5], dtype=torch.float64, requires_grad=True)
+    assert gradcheck(Clamp01.apply, (x,), check_batched_grad=True)
+    with pytest.raises(RuntimeError, match="setup_context"):
+        torch.func.jacrev(Clamp01.apply)(x.detach())
+
+
+def test_eps_is_absolute_so_a_correct_linear_function_fails_at_1e9_and_passes_rescaled():
+    weight = torch.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=torch.float64)
+    bias = torch.zeros(2, dtype=torch.float64)
+    point = torch.tensor([[1.0, -2.0]], dtype=torch.float64)
+
+    def layer(t):
+        return Linear.apply(t, weight, bias)
+
+    assert gradcheck(layer, (point.clone().requires_grad_(True),))
+    big = (1e9 * point).requires_grad_(True)
+    assert not gradcheck(layer, (big,), raise_exception=False)
+    assert gradcheck(lambda t: layer(1e9 * t), (point.clone().requires_grad_(True),))
+
+
+def test_opcheck_passes_autograd_registration_for_an_operator_with_no_backward():
+    """Only test_aot_dispatch_dynamic, which runs a backward, catches a missing register_autograd."""
+
+    @torch.library.custom_op("lessons_tests::clamp01_no_backward", mutates_args=())
+    def no_backward(x: torch.Tensor) -> torch.Tensor:
+        return x.clamp(0, 1)
+
+    @no_backward.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    x = torch.tensor([-0.5, 0.25, 1.5], dtype=torch.float64, requires_grad=True)
+    results = torch.library.opcheck(no_backward, (x,), raise_exception=False)
+    failed = [test for test, result in results.items() if result != "SUCCESS"]
+    assert "test_autograd_registration" in results
+    assert failed == ["test_aot_dispatch_dynamic"]
+    assert "no autograd formula was registered" in str(results["test_aot_dispatch_dynamic"])
