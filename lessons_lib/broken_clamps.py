@@ -2,11 +2,15 @@
 
 The developer track runs gradcheck and the gradient doctor on each of them; the exercise
 "Check your Clamp01" runs a learner's checks on each, and on the correct ones, to see
-which bugs the checks catch. Every specimen is made by a factory that returns a fresh
-class on each call, so that nothing a test does to one class (a patched method, an
-attribute) can leak into the next run, and so that no deliberately broken Function sits
-in this module as a class of its own. Two custom operators at the end are each wrong in a
-way only one of gradcheck and torch.library.opcheck can see.
+which bugs the checks catch. Correct means: forward is torch.clamp(x, 0, 1); the gradient
+is grad_out where 0 < x < 1 and 0 where x < 0 or x > 1; at exactly 0 and 1, where the slope
+jumps, any value between 0 and grad_out (torch.clamp passes grad_out, a strict mask 0).
+
+Every specimen is made by a factory that returns a fresh class on each call, so that
+nothing a test does to one class (a patched method, an attribute) can leak into the next
+run, and so that no deliberately broken Function sits in this module as a class of its
+own. Two custom operators at the end are each wrong in a way only one of gradcheck and
+torch.library.opcheck can see.
 """
 
 from collections.abc import Callable
@@ -96,6 +100,23 @@ def hardtanh_mask() -> type[Function]:
     return HardtanhMask
 
 
+def relu_mask() -> type[Function]:
+    """The mask is ReLU's x >= 0, so the gradient leaks through above 1."""
+
+    class ReluMask(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x >= 0)  # wrong: forgets the edge at 1
+            return x.clamp(0, 1)
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (inside,) = ctx.saved_tensors
+            return grad_out * inside
+
+    return ReluMask
+
+
 def no_lower_bound() -> type[Function]:
     """Forward clamps only from above, and backward is right for that wrong forward."""
 
@@ -178,8 +199,10 @@ CATALOGUE = (
         "drops-grad-out",
         "backward returns the mask alone and ignores grad_out",
         "Backward with an uneven grad_out, torch.autograd.grad(y, x, grad_out), not only "
-        "y.sum().backward(), whose grad_out is all ones. gradcheck catches it too: it also "
-        "sends a grad_out of zeros and wants zeros back.",
+        "y.sum().backward(), whose grad_out is all ones. gradcheck catches it too: it sends "
+        "one grad_out per output element, 1 there and 0 elsewhere, and gets the same mask "
+        "back every time; and it sends a grad_out of zeros and wants zeros back, which "
+        "catches it even on a single element.",
         drops_grad_out,
     ),
     BrokenClamp(
@@ -214,7 +237,8 @@ CATALOGUE = (
         "backward multiplies grad_out in place instead of returning a new tensor",
         "Keep a copy of the grad_out you pass to torch.autograd.grad and check it is "
         "unchanged afterwards (or backward a .sum() of several elements, and PyTorch refuses "
-        "the write). gradcheck cannot see this one: the gradient's values are right.",
+        "the write). gradcheck cannot see this one: the gradient's values are right, and it "
+        "never looks at the grad_outs it sent once backward has returned.",
         writes_grad_out,
     ),
     BrokenClamp(
@@ -224,6 +248,17 @@ CATALOGUE = (
         python_and,
     ),
 )
+
+# One more bug for the exercise, kept out of CATALOGUE (whose eight entries lesson 2's
+# developer track tabulates): wrong only above 1, so that a suite must test both edges.
+RELU_MASK = BrokenClamp(
+    "relu-mask",
+    "the mask is x >= 0, ReLU's, so the gradient leaks through above 1",
+    "Use inputs above 1 as well, where the gradient must be 0: a point on each side of "
+    "each edge, not only around 0.",
+    relu_mask,
+)
+EXERCISE_BUGS = (*CATALOGUE, RELU_MASK)
 
 
 # --- correct Clamp01s: a suite must pass these ------------------------------------------
@@ -255,9 +290,41 @@ def saves_input() -> type[Function]:
     return SavesInput
 
 
+def strict_mask() -> type[Function]:
+    """A correct Clamp01 that gives 0 at exactly 0 and 1: at a kink any value between the
+    one-sided slopes (here between 0 and grad_out) is a valid gradient."""
+
+    class StrictMask(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward((x > 0) & (x < 1))  # the edges left out: also correct
+            return x.clamp(0, 1)
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (inside,) = ctx.saved_tensors
+            return grad_out * inside
+
+    return StrictMask
+
+
+@dataclass(frozen=True)
+class CorrectClamp:
+    """One correct Clamp01: how to name it, what it gives at exactly 0 and 1, a factory."""
+
+    label: str
+    at_edges: str  # its gradient at exactly 0 and 1: "grad_out" or "0"
+    make: Callable[[], type[Function]]  # a fresh class on every call
+
+
 CORRECT = (
-    ("the course's Clamp01", course_clamp01),
-    ("a correct Clamp01 written another way (it saves x, not a mask)", saves_input),
+    CorrectClamp("the course's Clamp01", "grad_out", course_clamp01),
+    CorrectClamp(
+        "a correct Clamp01 written another way (it saves x, not a mask)", "grad_out", saves_input
+    ),
+    CorrectClamp(
+        "a correct Clamp01 that gives 0 at exactly 0 and 1 (a strict mask)", "0", strict_mask
+    ),
 )
 
 

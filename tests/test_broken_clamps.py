@@ -1,5 +1,6 @@
 """The broken-Clamp01 catalogue: each specimen is wrong in exactly the way its entry says,
-the correct ones are correct, and gradcheck and the doctor see what lesson 2's table says."""
+the correct ones are correct (either gradient at exactly 0 and 1), and gradcheck and the
+doctor see what lesson 2's table says."""
 
 import warnings
 
@@ -11,10 +12,18 @@ from torch.autograd import gradcheck, gradgradcheck
 from torch.autograd.gradcheck import GradcheckError
 
 from lessons_lib import Clamp01, broken_clamps, check_function
-from lessons_lib.broken_clamps import CATALOGUE, CORRECT, clamp01_leaky, clamp01_wrong_fake
+from lessons_lib.broken_clamps import (
+    CATALOGUE,
+    CORRECT,
+    EXERCISE_BUGS,
+    RELU_MASK,
+    clamp01_leaky,
+    clamp01_wrong_fake,
+)
 from lessons_lib.probe import is_function
 
-BUGS = {bug.key: bug for bug in CATALOGUE}
+BUGS = {bug.key: bug for bug in EXERCISE_BUGS}
+CORRECT_IDS = ["course", "saves-input", "strict-mask"]
 POINTS = (-1.5, -0.5, 0.25, 0.75, 1.5)  # the developer track's points: every stretch, no kink
 GRAD_OUT = (0.5, 2.0, -1.0, 3.0, 0.25)
 
@@ -32,17 +41,22 @@ def run(fn, values, grad_out):
     return y.detach().tolist(), grad.tolist(), g.tolist()
 
 
-def rule(values, grad_out):
-    """What a correct Clamp01 gives: torch.clamp forward, grad_out inside [0, 1] edges included."""
+def rule(values, grad_out, at_edges="grad_out"):
+    """What a correct Clamp01 gives: torch.clamp forward, grad_out inside (0, 1), 0 outside
+    [0, 1], and at exactly 0 and 1 either grad_out or 0 (`at_edges`), both valid at a kink."""
+    edge = (lambda g: g) if at_edges == "grad_out" else (lambda g: 0.0)
     return (
         [min(max(v, 0.0), 1.0) for v in values],
-        [g if 0 <= v <= 1 else 0.0 for v, g in zip(values, grad_out, strict=True)],
+        [
+            g if 0 < v < 1 else edge(g) if v in (0, 1) else 0.0
+            for v, g in zip(values, grad_out, strict=True)
+        ],
         list(grad_out),
     )
 
 
 def test_the_catalogue_has_eight_bugs_with_unique_keys_and_words_for_each():
-    assert list(BUGS) == [
+    assert [bug.key for bug in CATALOGUE] == [
         "passes-everything",
         "drops-grad-out",
         "inverted-mask",
@@ -52,11 +66,16 @@ def test_the_catalogue_has_eight_bugs_with_unique_keys_and_words_for_each():
         "writes-grad-out",
         "python-and",
     ]
-    for bug in CATALOGUE:
+    for bug in EXERCISE_BUGS:
         assert bug.wrong and bug.catch.endswith(".")
 
 
-@pytest.mark.parametrize("make", [b.make for b in CATALOGUE] + [m for _, m in CORRECT])
+def test_the_exercise_adds_relu_mask_after_the_catalogue_which_stays_as_lesson_2_shows_it():
+    assert (*CATALOGUE, RELU_MASK) == EXERCISE_BUGS and RELU_MASK.key == "relu-mask"
+    assert len(set(BUGS)) == len(EXERCISE_BUGS) == 9
+
+
+@pytest.mark.parametrize("make", [b.make for b in EXERCISE_BUGS] + [c.make for c in CORRECT])
 def test_every_factory_returns_a_fresh_function_class_on_each_call(make):
     first, second = make(), make()
     assert is_function(first) and is_function(second)
@@ -73,19 +92,29 @@ def test_no_function_class_sits_in_the_module_itself():
     assert defined_here == []
 
 
-@pytest.mark.parametrize(("label", "make"), CORRECT, ids=["course", "saves-input"])
-def test_the_correct_clamps_pass_the_doctor_gradcheck_and_gradgradcheck(label, make):
-    fn = make()
+@pytest.mark.parametrize("correct", CORRECT, ids=CORRECT_IDS)
+def test_the_correct_clamps_pass_the_doctor_gradcheck_and_gradgradcheck(correct):
+    fn = correct.make()
     assert check_function(fn, reference).ok
     x = torch.tensor(POINTS, dtype=torch.float64, requires_grad=True)
     assert gradcheck(fn.apply, (x,)) and gradgradcheck(fn.apply, (x,))
 
 
-@pytest.mark.parametrize(("label", "make"), CORRECT, ids=["course", "saves-input"])
+@pytest.mark.parametrize("correct", CORRECT, ids=CORRECT_IDS)
 @given(pairs=st.lists(st.tuples(st.floats(-3, 3), st.floats(-2, 2)), min_size=1, max_size=12))
-def test_the_correct_clamps_follow_the_rule_everywhere_edges_included(label, make, pairs):
+def test_the_correct_clamps_follow_the_rule_everywhere_edges_included(correct, pairs):
     values, grad_out = zip(*pairs, strict=True)
-    assert run(make(), values, grad_out) == rule(values, grad_out)
+    assert run(correct.make(), values, grad_out) == rule(values, grad_out, correct.at_edges)
+
+
+def test_the_correct_clamps_differ_only_at_exactly_0_and_1_as_their_entries_say():
+    values = (-0.5, 0.0, 0.5, 1.0, 1.5)
+    grad_out = (2.0, 3.0, 4.0, 5.0, 6.0)
+    grads = {c.at_edges: run(c.make(), values, grad_out)[1] for c in CORRECT}
+    assert grads == {"grad_out": [0.0, 3.0, 4.0, 5.0, 0.0], "0": [0.0, 0.0, 4.0, 0.0, 0.0]}
+    x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    (torchs,) = torch.autograd.grad(x.clamp(0, 1), x, torch.tensor(grad_out, dtype=x.dtype))
+    assert torchs.tolist() == grads["grad_out"]  # torch.clamp's own convention
 
 
 def test_the_course_copy_behaves_as_the_course_clamp01():
@@ -221,3 +250,9 @@ def test_the_leaky_operator_passes_opcheck_and_fails_gradcheck():
 def test_the_wrong_fake_passes_gradcheck_and_fails_opchecks_fake_tensor_tests():
     assert gradcheck(clamp01_wrong_fake, (X,))
     assert opcheck_failures(clamp01_wrong_fake) == ["test_faketensor", "test_aot_dispatch_dynamic"]
+
+
+def test_relu_mask_leaks_only_above_one():
+    forward, grad, _ = run(BUGS["relu-mask"].make(), VALUES, UPSTREAM)
+    wrong = [i for i, (g, r) in enumerate(zip(grad, RIGHT[1], strict=True)) if g != r]
+    assert forward == RIGHT[0] and wrong == [5] and grad[5] == 4.0

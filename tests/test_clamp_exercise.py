@@ -1,6 +1,7 @@
-"""The exercise "Check your Clamp01": the course's answer catches every catalogued bug and
-passes correct code; the self-check judges learners' suites fairly, names each missed bug
-with its hint, never raises, and leaves torch's state as it was."""
+"""The exercise "Check your Clamp01": the course's answers catch every bug and pass correct
+code (either gradient at exactly 0 and 1); both self-checks judge learners' tests fairly,
+name each missed bug or missing kind of check with its fix, never raise, and leave torch's
+state as it was."""
 
 import pytest
 import torch
@@ -8,23 +9,35 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessons_lib import Clamp01
-from lessons_lib.broken_clamps import CATALOGUE, CORRECT
+from lessons_lib.broken_clamps import CATALOGUE, CORRECT, EXERCISE_BUGS
 from lessons_lib.clamp_exercise import (
+    PROPERTY,
     READ,
     READ_FOR_BUG,
+    UNEVEN,
     SuiteCheck,
     check_my_checks,
+    grad_outs_gradcheck_sends,
     reference_checks,
     run_my_checks,
 )
 
-KEYS = [bug.key for bug in CATALOGUE]
-CORRECT_NAMES = [f"passes {label}" for label, _ in CORRECT]
+KEYS = [bug.key for bug in EXERCISE_BUGS]
+CORRECT_NAMES = [f"passes {c.label}" for c in CORRECT]
 
 
 def caught(check: SuiteCheck) -> list[str]:
-    """The catalogue keys a verdict says were caught."""
-    return [c.name.split(":")[0].removeprefix("catches ") for c in check.cases[2:] if c.passed]
+    """The bug keys a verdict says were caught."""
+    return [
+        c.name.split(":")[0].removeprefix("catches ")
+        for c in check.cases
+        if c.passed and c.name.startswith("catches ")
+    ]
+
+
+def case(check: SuiteCheck, name: str):
+    """The verdict's case of that name."""
+    return next(c for c in check.cases if c.name == name)
 
 
 # --- learners' suites, as they really write them ---------------------------------------
@@ -69,26 +82,27 @@ def sum_backward_only(Clamp01Candidate):
 
 def test_the_answer_passes_every_correct_clamp01():
     reference_checks(Clamp01)
-    for _, make in CORRECT:
-        reference_checks(make())
+    for correct in CORRECT:
+        reference_checks(correct.make())
 
 
-@pytest.mark.parametrize("bug", CATALOGUE, ids=KEYS)
+@pytest.mark.parametrize("bug", EXERCISE_BUGS, ids=KEYS)
 def test_the_answer_catches_every_bug_in_the_catalogue(bug):
     with pytest.raises((AssertionError, RuntimeError)):
         reference_checks(bug.make())
 
 
-def test_the_self_check_passes_the_answer_with_one_case_per_clamp01():
+def test_the_self_check_passes_the_answer_with_one_case_per_clamp01_and_kind_of_check():
     check = check_my_checks(reference_checks)
     assert check.ok, str(check)
     names = [c.name for c in check.cases]
-    assert names[:2] == CORRECT_NAMES
-    assert names[2:] == [f"catches {b.key}: {b.wrong}" for b in CATALOGUE]
-    assert str(check).splitlines()[0] == "reference_checks: all 10 checks passed. Well done!"
+    assert names[:3] == CORRECT_NAMES
+    assert names[3:12] == [f"catches {b.key}: {b.wrong}" for b in EXERCISE_BUGS]
+    assert names[12:] == [UNEVEN, PROPERTY]
+    assert str(check).splitlines()[0] == "reference_checks: all 14 checks passed. Well done!"
 
 
-def test_a_forward_only_suite_is_told_which_six_bugs_it_missed_and_how_to_catch_each():
+def test_a_forward_only_suite_is_told_which_bugs_and_checks_it_missed_and_how_to_add_each():
     check = check_my_checks(forward_only)
     assert caught(check) == ["no-lower-bound", "python-and"]
     first = check.first_failure
@@ -97,16 +111,18 @@ def test_a_forward_only_suite_is_told_which_six_bugs_it_missed_and_how_to_catch_
     assert (first.fix, first.read) == (bug.catch, READ_FOR_BUG[bug.key])
     text = str(check)
     assert "Also missed, and what catches each:" in text
-    for other in CATALOGUE[1:]:
+    for other in EXERCISE_BUGS[1:]:
         line = f"  - {other.key}: {other.wrong}. {other.catch}"
         assert (line in text) == (other.key not in {"no-lower-bound", "python-and"})
+    assert f"  - {UNEVEN}. " in text and f"  - {PROPERTY}. " in text
     assert text.index("Also missed") < text.index("Fix this one first")
     assert text.endswith("(hint=2 the PyTorch calls, then hint=3 the answer).")
 
 
 def test_the_html_view_lists_every_missed_bug_too():
     page = check_my_checks(forward_only)._repr_html_()
-    assert page.count("<li>") == 10 + 5  # the ten checks, then the five missed after the first
+    # the fourteen checks, then the six bugs and two kinds of check missed after the first
+    assert page.count("<li>") == 14 + 8
     assert page.index("Also missed") < page.index("Fix this one first")
 
 
@@ -126,7 +142,7 @@ def test_a_suite_that_fails_correct_code_counts_nothing_and_names_the_kink():
     assert "gradcheck met a kink" in check.first_failure.fix
     assert check.first_failure.read == READ["kinks"]
     assert "with respect to input 0, at the line `torch.autograd.gradcheck(" in str(check)
-    assert all(c.got.startswith("not counted") for c in check.cases[2:])
+    assert all(c.got.startswith("not counted") for c in check.cases[3:])
     assert "Also missed" not in str(check)
 
 
@@ -294,3 +310,252 @@ def test_a_dropped_gradcheck_result_is_named():
 def test_a_property_test_that_is_never_called_is_named():
     fix = check_my_checks(property_never_called).first_failure.fix
     assert "Your property test prop is defined but never called" in fix
+
+
+# --- suites that used to get "all checks passed", and must not -----------------------------
+
+
+def gradcheck_inside_and_sum_at_the_edges(Clamp01Candidate):
+    """Three kinds of check asked, one given honestly: gradcheck only inside (0, 1), the
+    edges through .sum().backward() (a grad_out of ones), and no property test."""
+    clamp = Clamp01Candidate.apply
+    x = torch.tensor([-1.5, -0.5, 0.0, 0.25, 0.75, 1.0, 1.5], dtype=torch.float64)
+    assert torch.equal(clamp(x), x.clamp(0, 1))
+    inside = torch.tensor([0.25, 0.75], dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(clamp, (inside,))
+    edges = torch.tensor([-1.5, -0.5, -0.001, 0.001, 0.999, 1.001, 1.5], requires_grad=True)
+    clamp(edges).sum().backward()
+    assert edges.grad.tolist() == [0, 0, 0, 1, 1, 0, 0]
+
+
+def property_defined_but_never_called(Clamp01Candidate):
+    """Everything else right, and a property test whose body would fail, never run."""
+    clamp = Clamp01Candidate.apply
+    x = torch.tensor([-1.5, -0.5, 0.0, 0.25, 0.75, 1.0, 1.5], dtype=torch.float64)
+    assert torch.equal(clamp(x), x.clamp(0, 1))
+    away = torch.tensor([-1.5, -0.5, 0.25, 0.75, 1.5], dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(clamp, (away,))
+    edges = torch.tensor([-0.001, 0.001, 0.999, 1.001], dtype=torch.float64, requires_grad=True)
+    grad_out = torch.tensor([0.5, 2.0, -1.0, 3.0], dtype=torch.float64)
+    sent = grad_out.clone()
+    (grad,) = torch.autograd.grad(clamp(edges), edges, grad_out)
+    assert torch.equal(grad_out, sent)
+    assert grad.tolist() == [0.0, 2.0, -1.0, 0.0]
+
+    @given(st.lists(st.floats(-3, 3), min_size=2))
+    def random_inputs(values):
+        assert False  # noqa: B011 (the learner's own words)
+
+    # (random_inputs() is never called)
+
+
+def unbounded_floats(Clamp01Candidate):
+    """A property test over every float: NaN and infinities included."""
+    clamp = Clamp01Candidate.apply
+
+    @given(st.lists(st.floats(), min_size=2))
+    def random_inputs(values):
+        x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+        y = clamp(x)
+        assert torch.equal(y, x.detach().clamp(0, 1))
+
+    random_inputs()
+
+
+def test_gradcheck_inside_and_a_sum_at_the_edges_is_not_a_full_suite():
+    check = check_my_checks(gradcheck_inside_and_sum_at_the_edges)
+    assert not check.ok
+    assert caught(check) == KEYS  # every bug is caught, yet two kinds of check are missing
+    uneven, prop = case(check, UNEVEN), case(check, PROPERTY)
+    assert not uneven.passed and "one value repeated (1)" in uneven.got
+    assert "torch.autograd.grad(clamp(x), x, grad_out)" in uneven.fix
+    assert "y.sum().backward() sends ones" in uneven.fix
+    assert not prop.passed and prop.got.startswith("my_checks has no property test")
+    assert "@given(st.lists(st.floats(-3, 3), min_size=2))" in prop.fix
+    assert check.first_failure is uneven and f"  - {PROPERTY}. " in str(check)
+
+
+def test_a_property_test_defined_but_never_called_is_not_counted_as_run():
+    check = check_my_checks(property_defined_but_never_called)
+    assert not check.ok
+    assert [c.name for c in check.cases if not c.passed] == [PROPERTY]
+    prop = check.first_failure
+    assert prop.got == "random_inputs is defined but never called, so hypothesis drew nothing"
+    assert "call random_inputs() at the end of my_checks" in prop.fix
+
+
+def test_unbounded_floats_are_named_with_what_to_bound_and_why():
+    first = check_my_checks(unbounded_floats).first_failure
+    assert first.name == CORRECT_NAMES[0]
+    assert "nan" in first.got  # hypothesis's failing example, as drawn
+    assert first.fix.startswith("Your property test drew nan")
+    for words in (
+        "torch.clamp keeps NaN as NaN",
+        "NaN == NaN is False",
+        "st.floats(-3, 3)",
+        "st.floats(allow_nan=False, allow_infinity=False)",
+    ):
+        assert words in first.fix
+    assert first.read == READ["pytest"]
+
+
+def test_an_infinite_grad_out_is_named_too():
+    def infinite_upstream(Clamp01Candidate):
+        @given(st.lists(st.floats(1.5, 3), min_size=2, max_size=2), st.floats(allow_nan=False))
+        def random_inputs(values, scale):  # above 1, where the gradient is scale * 0
+            x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+            g = torch.tensor([scale, 1.0], dtype=torch.float64)
+            (grad,) = torch.autograd.grad(Clamp01Candidate.apply(x), x, g)
+            assert torch.equal(grad, g * ((x > 0) & (x < 1)))
+
+        random_inputs()
+
+    fix = check_my_checks(infinite_upstream).first_failure.fix
+    assert fix.startswith("Your property test drew inf:")
+    assert "an infinite grad_out times a mask's 0 gives NaN too" in fix
+
+
+# --- the edges: either gradient at exactly 0 and 1 is correct ------------------------------
+
+
+def demands_grad_out_on_the_edges(Clamp01Candidate):
+    """The old answer's edge check: exactly 0 and 1 must let grad_out through."""
+    edges = torch.tensor([-0.001, 0.0, 0.001, 0.999, 1.0, 1.001], dtype=torch.float64)
+    edges.requires_grad_()
+    grad_out = torch.tensor([0.5, 2.0, -1.0, 3.0, 0.25, 4.0], dtype=torch.float64)
+    (grad,) = torch.autograd.grad(Clamp01Candidate.apply(edges), edges, grad_out)
+    assert grad.tolist() == [0.0, 2.0, -1.0, 3.0, 0.25, 0.0]
+
+
+def demands_zero_on_the_edges(Clamp01Candidate):
+    edges = torch.tensor([0.0, 0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    grad_out = torch.tensor([2.0, 3.0, 4.0], dtype=torch.float64)
+    (grad,) = torch.autograd.grad(Clamp01Candidate.apply(edges), edges, grad_out)
+    assert grad.tolist() == [0.0, 3.0, 0.0]
+
+
+def test_a_suite_that_rejects_the_strict_mask_is_told_it_fails_correct_code_at_a_kink():
+    check = check_my_checks(demands_grad_out_on_the_edges)
+    strict = CORRECT[2]
+    assert strict.at_edges == "0"
+    first = check.first_failure
+    assert first.name == f"passes {strict.label}"
+    assert [c.passed for c in check.cases[:3]] == [True, True, False]
+    assert "the derivative does not exist there" in first.fix
+    assert "between 0 and grad_out" in first.fix
+    assert "grad_out.clamp(max=0) <= grad <= grad_out.clamp(min=0)" in first.fix
+    assert first.read == READ["kinks"]
+
+
+def test_a_suite_that_demands_zero_on_the_edges_is_told_the_same():
+    check = check_my_checks(demands_zero_on_the_edges)
+    first = check.first_failure
+    assert first.name == CORRECT_NAMES[0]
+    assert first.fix.startswith("This Clamp01 is correct: at exactly 0 and 1 it gives grad_out")
+    assert "another correct one that gives 0 there" in first.fix
+
+
+def lesson_one_clamp01(mask):
+    """Lesson 1's YourClamp01 starter, finished with the given mask."""
+
+    class YourClamp01(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(mask(x))
+            return x.clamp(0, 1)
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (inside,) = ctx.saved_tensors
+            return grad_out * inside
+
+    return YourClamp01
+
+
+@pytest.mark.parametrize(
+    "mask",
+    [lambda x: (x >= 0) & (x <= 1), lambda x: (x > 0) & (x < 1)],
+    ids=["edges-included", "strict"],
+)
+def test_lesson_ones_solutions_in_both_conventions_pass_the_answer(mask):
+    fn = lesson_one_clamp01(mask)
+    reference_checks(fn)
+    assert run_my_checks(reference_checks, fn) == "my_checks found nothing wrong with YourClamp01"
+
+
+def one_off_clamp(grad_rule):
+    """A Clamp01 with a right forward and the backward grad_rule(x, grad_out)."""
+
+    class OneOff(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clamp(0, 1)
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (x,) = ctx.saved_tensors
+            return grad_rule(x, grad_out)
+
+    return OneOff
+
+
+@pytest.mark.parametrize(
+    "grad_rule",
+    [
+        lambda x, g: g * ((x >= 0) & (x <= 1)) + g * (x == 0),  # 2 * grad_out at exactly 0
+        lambda x, g: -g * (x == 1) + g * ((x > 0) & (x < 1)),  # -grad_out at exactly 1
+        lambda x, g: g * ((x > 0.01) & (x < 1)),  # blocks grad_out just inside 0
+        lambda x, g: g * ((x >= 0) & (x <= 1.01)),  # lets it through just outside 1
+    ],
+    ids=["twice-at-0", "negated-at-1", "blocks-just-inside", "leaks-just-outside"],
+)
+def test_the_answer_still_demands_grad_out_inside_zero_outside_and_a_between_value_on_edges(
+    grad_rule,
+):
+    with pytest.raises(AssertionError):
+        reference_checks(one_off_clamp(grad_rule))
+
+
+# --- what gradcheck sends backward, on torch 2.13 -------------------------------------------
+
+
+def test_gradcheck_sends_one_hot_rows_twice_then_two_grad_outs_of_zeros():
+    x = torch.tensor([-1.5, 0.25, 1.5], dtype=torch.float64, requires_grad=True)
+    rows = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    zeros = [0.0, 0.0, 0.0]
+    assert grad_outs_gradcheck_sends(Clamp01, x) == rows + rows + [zeros, zeros]
+    assert grad_outs_gradcheck_sends(Clamp01, x, check_undefined_grad=False) == [
+        *rows,
+        *rows,
+        zeros,
+    ]
+
+
+def test_fast_mode_sends_one_random_uneven_grad_out_twice_then_zeros():
+    x = torch.tensor([-1.5, 0.25, 1.5], dtype=torch.float64, requires_grad=True)
+    first, again, *rest = grad_outs_gradcheck_sends(Clamp01, x, fast_mode=True)
+    assert first == again and len(set(first)) == 3 and rest == [[0.0] * 3] * 2
+
+
+def test_gradchecks_own_grad_outs_do_not_count_as_the_suites_uneven_grad_out():
+    def gradcheck_fast(Clamp01Candidate):
+        x = torch.tensor([-1.5, -0.5, 0.25, 0.75, 1.5], dtype=torch.float64, requires_grad=True)
+        torch.autograd.gradcheck(Clamp01Candidate.apply, (x,), fast_mode=True)
+
+    uneven = case(check_my_checks(gradcheck_fast), UNEVEN)
+    assert not uneven.passed
+    assert uneven.got == "backward ran only inside gradcheck, with gradcheck's grad_outs"
+
+
+def test_a_property_test_on_a_fixed_tensor_is_told_to_use_what_hypothesis_draws():
+    def fixed(Clamp01Candidate):
+        @given(st.floats(-3, 3))
+        def random_inputs(value):
+            x = torch.tensor([-0.5, 0.5, 1.5], dtype=torch.float64)
+            assert torch.equal(Clamp01Candidate.apply(x), x.clamp(0, 1))
+
+        random_inputs()
+
+    prop = case(check_my_checks(fixed), PROPERTY)
+    assert prop.got == "only 1 different input(s) reached Clamp01Candidate.apply from hypothesis"
