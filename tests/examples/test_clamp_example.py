@@ -37,6 +37,8 @@ def test_gradcheck_and_gradgradcheck_pass_on_every_side_of_both_kinks(lo, hi):
 
 @pytest.mark.parametrize(("lo", "hi"), BOUNDS)
 def test_at_the_bounds_the_whole_upstream_gradient_passes_as_in_torch_clamp(lo, hi):
+    # The slope jumps at a bound, so any gradient between 0 and grad_out is valid there:
+    # this pins Clamp's own choice, torch.clamp's (a strict mask's 0 would be right too).
     x = torch.tensor([lo, hi], dtype=torch.float64, requires_grad=True)
     grad_out = torch.tensor([0.5, 3.0], dtype=torch.float64)
     (grad,) = torch.autograd.grad(Clamp.apply(x, lo, hi), x, grad_out)
@@ -45,17 +47,19 @@ def test_at_the_bounds_the_whole_upstream_gradient_passes_as_in_torch_clamp(lo, 
 
 
 @pytest.mark.parametrize(("lo", "hi"), BOUNDS)
-@settings(max_examples=25)  # per bounds: enough to find a wrong region, quick enough for CI
+@settings(max_examples=25, deadline=None)  # per bounds: enough for a wrong region; no time limit
 @given(values=st.lists(st.floats(-5, 5), min_size=1, max_size=30))
 def test_random_inputs_get_grad_out_inside_the_bounds_and_zero_outside(lo, hi, values):
     x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
     grad_out = torch.linspace(0.5, 2.0, len(values), dtype=torch.float64)  # uneven on purpose
     (grad,) = torch.autograd.grad(Clamp.apply(x, lo, hi), x, grad_out)
-    assert torch.equal(grad, grad_out * ((x >= lo) & (x <= hi)))
+    inside, kink = (x > lo) & (x < hi), (x == lo) | (x == hi)
+    between = (grad >= 0) & (grad <= grad_out)  # on a kink: anything from 0 to grad_out
+    assert torch.where(kink, between, grad == grad_out * inside).all()
 
 
 @pytest.mark.parametrize(("lo", "hi"), BOUNDS)
-@settings(max_examples=25)
+@settings(max_examples=25, deadline=None)  # a busy machine (Binder) may pause for seconds
 @given(values=st.lists(st.floats(-5, 5), min_size=1, max_size=10))
 def test_gradcheck_passes_at_random_points_away_from_the_kinks(lo, hi, values):
     away = [v for v in values if min(abs(v - lo), abs(v - hi)) > MARGIN]
