@@ -43,19 +43,24 @@ from lessons_lib.probe import (
     SCALE,
     EngineRun,
     Failure,
+    SavedChange,
+    Upstream,
     as_tuple,
     differentiable,
     engine_run,
     fresh_inputs,
     is_function,
     preserved_global_state,
+    trace_non_finite,
     vjp,
 )
 from lessons_lib.samples import (
     Sample,
     default_inputs,
+    non_contiguous,
     random_directions,
     sample_sets,
+    transposable,
     upstream_gradient,
     validated_inputs,
 )
@@ -107,6 +112,8 @@ class Report:
             lines += [f"    {e}" for e in f.evidence]
             lines += [f"  Why it matters: {f.why}", f"  How to fix it: {f.fix}"]
             lines.append(f"  Read more: {f.section}")
+            if f.further:
+                lines.append(f"  Further reading: {f.further}")
         lines += [f"  Note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -125,7 +132,9 @@ class Report:
                 + (f"<ul>{evidence}</ul>" if evidence else "")
                 + f"<p><i>Why it matters:</i> {html.escape(f.why)}<br>"
                 f"<i>How to fix it:</i> {html.escape(f.fix)}<br>"
-                f"<i>Read more:</i> {html.escape(f.section)}</p>"
+                f"<i>Read more:</i> {html.escape(f.section)}"
+                + (f"<br><i>Further reading:</i> {html.escape(f.further)}" if f.further else "")
+                + "</p>"
             )
         return message_box(self._headline(), "".join(parts) + notes, "problem")
 
@@ -185,6 +194,7 @@ class Examination:
         self.points: list[str] = []  # "12 values of the sample", ...
         self.skipped = 0  # points outside the reference's domain
         self.double_checked = self.jvp_checked = False
+        self.scaling_checked = self.layout_checked = False  # what the clean bill may claim
         self.sample: Sample | None = None  # the sample being examined
 
     # -- bookkeeping --
@@ -210,8 +220,11 @@ class Examination:
         parts = [
             f"Forward values and gradients match the reference at {_listed(self.points)}"
             + (f" ({self.skipped} outside the reference's domain skipped)" if self.skipped else "")
-            + "; the gradient scales with grad_out"
         ]
+        if self.scaling_checked:
+            parts.append("the gradient scales with grad_out")
+        if self.layout_checked:
+            parts.append("a non-contiguous grad_out gives the same gradient")
         if self.double_checked:
             parts.append(
                 "double backward gives the reference's second derivatives (along a random "
@@ -238,7 +251,8 @@ class Examination:
         expected = ref.grads
         if self.grad_reference is not None:
             expected = _intended(self.grad_reference, sample.inputs, ref.output)
-        run = engine_run(self.fn, sample.inputs, upstream)
+        relayout = non_contiguous if sample.higher else None
+        run = engine_run(self.fn, sample.inputs, upstream, relayout)
         if run.failure:
             if not sample.first and not all_finite(ref.output):
                 return True  # the reference is undefined here too
@@ -255,10 +269,17 @@ class Examination:
         if run.refused is not None:
             self.add(self._refusal(run, sample.inputs))
             return False
+        for change in run.mutated_saved:
+            self.add(self._mutated_saved(change, run, sample))
         if run.mutated_grad_outs:
             self.add(self._mutated_grad_out(run, sample))
+        if run.scaled_failure is not None:  # training sends negative grad_outs too
+            failure = run.scaled_failure
+            where = f"{sample.label}, with grad_out doubled and negated"
+            self.add(say.error(failure.stage, failure.kind, failure.message, where))
         self._compare_dtypes_and_shapes(run, sample.inputs)
         kinks = self._compare_gradients(run, expected, ref.output, sample)
+        self._compare_layouts(run, sample)
         if sample.higher:
             self._check_jvp(sample, ref.output, kinks)
             if not self.has(*FIRST_ORDER):
@@ -301,24 +322,31 @@ class Examination:
                 )
         return True
 
-    def _scaled_evidence(self, run: EngineRun, i: int, sample: Sample, ref_output) -> tuple:
-        """One line from the second run, where grad_out was doubled and negated."""
-        plain, scaled = run.raw[i], run.scaled[i]
-        if plain.shape != sample.inputs[i].shape:
+    def _scaled_evidence(self, run: EngineRun, i: int, sample: Sample, ref_output, domain) -> tuple:
+        """One line from the second run, where grad_out was doubled and negated.
+
+        "expected" is the intended gradient for that grad_out, computed afresh.
+        """
+        scaled = run.scaled[i]
+        if not isinstance(scaled, torch.Tensor) or scaled.shape != sample.inputs[i].shape:
+            return ()
+
+        def doubled_and_negated(output: torch.Tensor, index: int) -> torch.Tensor:
+            return SCALE * upstream_gradient(output, index)
+
+        if self.grad_reference is None:
+            truth = vjp(self.reference, sample.inputs, doubled_and_negated)
+            want = None if truth.failure else truth.grads[i]
+        else:
+            want = _intended(self.grad_reference, sample.inputs, ref_output, doubled_and_negated)[i]
+        if want is None or want.shape != scaled.shape:
             return ()
         upstream = single_upstream(ref_output)
         quotes = (("grad_out", None if upstream is None else SCALE * upstream),)
-        wrong = ~close(scaled, SCALE * plain)
+        wrong = ~close(scaled, want) & domain & want.isfinite()
         prefix = "then, with grad_out doubled and negated, "
         lines = evidence_lines(
-            wrong,
-            sample.inputs,
-            self.names,
-            SCALE * plain,
-            scaled,
-            at=i,
-            prefix=prefix,
-            quotes=quotes,
+            wrong, sample.inputs, self.names, want, scaled, at=i, prefix=prefix, quotes=quotes
         )
         return lines[:1]
 
@@ -329,10 +357,86 @@ class Examination:
             before = upstream_gradient(run.outputs[k], k)
             changed = ~close(after, before)
             evidence += evidence_lines(
-                changed, sample.inputs, self.names, before, after, output=k, prefix="grad_out "
+                changed,
+                sample.inputs,
+                self.names,
+                before,
+                after,
+                output=k,
+                prefix="grad_out ",
+                says="autograd passed {expected}, backward left {got}",
             )
             which = "" if len(run.outputs) == 1 else f" for output {k}"
         return say.mutates_grad_out(which, tuple(evidence[:MAX_EVIDENCE]))
+
+    def _mutated_saved(self, change: SavedChange, run: EngineRun, sample: Sample) -> Finding:
+        """Which saved tensor backward changed, and its values before and after."""
+        before, after = change.before, change.after
+        evidence = ()
+        if before.is_floating_point() and before.shape == after.shape:
+            changed = ~close(after, before) | (after.isnan() != before.isnan())
+            kind, index = change.role or ("", 0)
+            if kind == "input" and before.shape == sample.inputs[index].shape:
+                evidence = evidence_lines(
+                    changed,
+                    sample.inputs,
+                    self.names,
+                    before,
+                    after,
+                    at=index,
+                    says="backward changed it to {got}",
+                )
+            elif kind == "output":
+                evidence = evidence_lines(
+                    changed,
+                    sample.inputs,
+                    self.names,
+                    before,
+                    after,
+                    output=index,
+                    prefix="the output ",
+                    says="was {expected}, backward changed it to {got}",
+                )
+        return say.mutates_saved(change, self.names, evidence[:MAX_EVIDENCE])
+
+    def _compare_layouts(self, run: EngineRun, sample: Sample) -> None:
+        """Backward again with a non-contiguous grad_out of the same values: same answer?"""
+        if run.rearranged is None and run.rearranged_failure is None:
+            return
+        outputs = [run.outputs[k] for k in run.tracked]
+        layout = (
+            "stored transposed (as y.t() * w hands them back)"
+            if any(transposable(o.shape) for o in outputs)
+            else "as every other element of a longer tensor (torch.zeros(2 * n)[::2])"
+        )
+        failure = run.rearranged_failure
+        if failure is not None:
+            self.add(say.non_contiguous_grad_out(layout, f"{failure.kind}: {failure.message}", []))
+            return
+        evidence, names = [], []
+        for i, (plain, moved) in enumerate(zip(run.raw, run.rearranged, strict=False)):
+            if not (isinstance(plain, torch.Tensor) and isinstance(moved, torch.Tensor)):
+                continue
+            if plain.shape != moved.shape or not plain.is_floating_point():
+                continue
+            differs = ~close(moved, plain) & ~(plain.isnan() & moved.isnan())
+            if differs.any():
+                names.append(self.names[i] if i < len(self.names) else f"input {i}")
+                at = i if plain.shape == sample.inputs[i].shape else None
+                evidence += evidence_lines(
+                    differs,
+                    sample.inputs,
+                    self.names,
+                    plain,
+                    moved,
+                    at=at,
+                    says="with a contiguous grad_out {expected}, with a non-contiguous one {got}",
+                )
+        if names:
+            found = say.non_contiguous_grad_out(layout, None, names, tuple(evidence[:MAX_EVIDENCE]))
+            self.add(found)
+        else:
+            self.layout_checked = True
 
     def _refusal(self, run: EngineRun, inputs: tuple) -> Finding:
         """Name what the engine refused in backward's result, from what backward returned."""
@@ -369,6 +473,8 @@ class Examination:
         """Compare the engine's gradients with the intended ones; return the accepted kinks."""
         kinks = {}
         quoted = (("grad_out", single_upstream(ref_output)),)
+        output = run.outputs[0] if len(run.outputs) == 1 else None
+        self.scaling_checked |= run.scaled is not None
         for i, (got, want, x) in enumerate(zip(run.grads, expected, sample.inputs, strict=True)):
             if not differentiable(x):
                 continue
@@ -389,15 +495,15 @@ class Examination:
                 evidence = evidence_lines(
                     wrong, sample.inputs, self.names, want, got, at=i, quotes=quoted
                 )
-                evidence = evidence[:2] + self._scaled_evidence(run, i, sample, ref_output)
+                domain_here = domain & ~kinks.get(i, torch.zeros_like(domain))
+                evidence = evidence[:2] + self._scaled_evidence(
+                    run, i, sample, ref_output, domain_here
+                )
                 self.add(say.chain_rule(name, how, evidence), i)
                 continue
             blown = wrong & ~got.isfinite()
             if blown.any():
-                evidence = evidence_lines(
-                    blown, sample.inputs, self.names, want, got, at=i, quotes=quoted
-                )
-                self.add(say.non_finite(name, evidence), i)
+                self.add(self._non_finite(blown, got, want, i, sample, output), i)
             wrong &= got.isfinite()
             if wrong.any():
                 evidence = evidence_lines(
@@ -405,6 +511,14 @@ class Examination:
                 )
                 self.add(say.gradient(name, evidence, surrogate=not want[domain].any()), i)
         return kinks
+
+    def _non_finite(self, blown, got, want, i: int, sample: Sample, output) -> Finding:
+        """NaN or inf in the gradient: the input, output and grad_out there, and what made it."""
+        quotes = (("output", output), ("grad_out", single_upstream(output)))
+        evidence = evidence_lines(blown, sample.inputs, self.names, want, got, at=i, quotes=quotes)
+        first = tuple(blown.nonzero()[0].tolist())
+        steps = trace_non_finite(self.fn, sample.inputs, upstream_gradient, i, first)
+        return say.non_finite(self.names[i], evidence, got[blown], steps)
 
     def _check_double_backward(self, sample: Sample, ref_output, kinks: dict) -> None:
         if is_once_differentiable(self.fn):
@@ -426,7 +540,8 @@ class Examination:
                 return
             self.add(
                 say.double_backward(
-                    f"Double backward raised {got.failure.kind}: {got.failure.message}"
+                    f"Double backward raised {got.failure.kind}: {got.failure.message}",
+                    raised=True,
                 )
             )
             return
@@ -528,6 +643,7 @@ class Examination:
 
 # Mistakes in the first derivative: double backward is only worth checking without them.
 FIRST_ORDER = (
+    "mutates-saved",  # its saved tensors change under double backward as well
     "mutates-grad-out",  # its in-place write also breaks double backward: one mistake, one code
     "grad-count",
     "non-tensor-grad",
@@ -542,12 +658,14 @@ FIRST_ORDER = (
 # --- helpers ---------------------------------------------------------------------
 
 
-def _intended(grad_reference: Callable, inputs: tuple, ref_output) -> tuple:
-    """The surrogate gradient for upstream_gradient, one entry per input (None for non-tensors)."""
+def _intended(
+    grad_reference: Callable, inputs: tuple, ref_output, upstream: Upstream = upstream_gradient
+) -> tuple:
+    """The surrogate gradient for `upstream`, one entry per input (None for non-tensors)."""
     args = fresh_inputs(inputs)
     outputs = as_tuple(ref_output)
     grad_outs = [
-        upstream_gradient(o, k)
+        upstream(o, k)
         for k, o in enumerate(outputs)
         if isinstance(o, torch.Tensor) and o.is_floating_point()
     ]

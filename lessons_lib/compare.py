@@ -117,13 +117,15 @@ def evidence_lines(
     output: int = 0,
     prefix: str = "",
     quotes: tuple[tuple[str, torch.Tensor | None], ...] = (),
+    says: str = "expected {expected}, got {got}",
 ) -> tuple[str, ...]:
     """A few 'at ...: expected ..., got ...' lines where values disagree.
 
     Values shaped like input `at` are placed by that input's element ("x[0, 1] = -1.5");
     otherwise they are output-shaped and placed by output element, with the input's
     value beside it where the shapes match. `quotes` adds the named values (grad_out,
-    a direction, a tangent) at the same element, where their shape matches too.
+    a direction, a tangent) at the same element, where their shape matches too. `says`
+    words the two values where "expected" would not be the true value.
     """
     x_index = at if at is not None else next(i for i, a in enumerate(inputs) if differentiable(a))
     x, x_name = inputs[x_index], names[x_index]
@@ -144,9 +146,8 @@ def evidence_lines(
             where = f"output[{subscript}]" if output == 0 else f"output {output}[{subscript}]"
             extras = [x_at, *extras] if x_at else extras
         where += f" ({', '.join(extras)})" if extras else ""
-        lines.append(
-            f"{prefix}at {where}: expected {expected[spot].item():.4g}, got {got[spot].item():.4g}"
-        )
+        values = says.format(expected=f"{expected[spot].item():.4g}", got=f"{got[spot].item():.4g}")
+        lines.append(f"{prefix}at {where}: {values}")
     return tuple(lines)
 
 

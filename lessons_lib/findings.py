@@ -5,11 +5,12 @@ and the evidence. checks.py decides *whether* a mistake is there; this module on
 says it, so the wording of every code lives in one place.
 """
 
+import math
 from dataclasses import dataclass
 
 import torch
 
-from lessons_lib.probe import describe_non_function
+from lessons_lib.probe import SavedChange, Step, describe_non_function
 
 # Most important first: a later finding is often a consequence of an earlier one.
 CODES = (
@@ -21,18 +22,23 @@ CODES = (
     "non-tensor-grad",
     "grad-shape",
     "no-gradient",
+    "mutates-saved",  # what backward computes from the changed tensor may be wrong too
     "mutates-grad-out",
     "chain-rule",
     "non-finite",
     "gradient",
+    "non-contiguous-grad-out",
     "grad-dtype",
     "double-backward",
     "jvp",
     "ctx-tensor",
 )
 
-# Where each mistake is taught: (track, section heading), as the notebooks spell them.
-DEV, RES = "Developer track", "Researcher track"
+# Where each mistake is taught: (track, section heading), as the notebooks spell them. A
+# developer reads their own track first; the researcher track is further reading, or the
+# one place an idea is taught (ONLY_RESEARCHER).
+DEV, RES = "Developer track", "Researcher track"  # lesson 1's
+CHECK_DEV = "Lesson 2 developer track"
 SECTIONS = {
     "not-a-function": (DEV, "A complete custom operation"),
     "error": (DEV, "The walkthrough"),
@@ -42,16 +48,32 @@ SECTIONS = {
     "non-tensor-grad": (DEV, "One gradient per forward input"),
     "grad-shape": (DEV, "One gradient per forward input"),
     "no-gradient": (DEV, "One gradient per forward input"),
+    "mutates-saved": (DEV, "Why save_for_backward: the version-counter safety net"),
     "mutates-grad-out": (DEV, "Mistake 6: writing into grad_out"),
     "chain-rule": (DEV, "Mistake 4: breaking the chain"),
     "non-finite": (RES, "3.3 A numerically superior hand derivative"),
     "gradient": (DEV, "Mistake 3: a wrong derivative that runs fine"),
+    "non-contiguous-grad-out": (DEV, "Mistake 7: a backward that assumes grad_out is contiguous"),
     "grad-dtype": (DEV, "One gradient per forward input"),
-    "double-backward": (RES, "Double backward: differentiable ops, or an honest refusal"),
-    "jvp": (RES, "The `setup_context` form, and `torch.func`"),
+    "double-backward": (CHECK_DEV, "gradgradcheck: the second derivative"),
+    "jvp": (CHECK_DEV, "Forward mode, batched gradients, undefined gradients, non-determinism"),
     "ctx-tensor": (DEV, "Mistake 1: tensors stashed on ctx"),
 }
-LESSON_SECTIONS = {code: f"{track}, “{heading}”" for code, (track, heading) in SECTIONS.items()}
+FURTHER_READING = {
+    "double-backward": ((RES, "Double backward: differentiable ops, or an honest refusal"),),
+    "jvp": ((RES, "The `setup_context` form, and `torch.func`"),),  # how to write a jvp
+}
+ONLY_RESEARCHER = {  # no developer track teaches these: what "Read more" adds
+    "non-finite": "the developer tracks do not cover NaN and overflow in a derivative",
+}
+
+
+def cite(track: str, heading: str) -> str:
+    """A lesson section as a report names it: Developer track, “Mistake 4: ...”."""
+    return f"{track}, “{heading}”"
+
+
+LESSON_SECTIONS = {code: cite(*where) for code, where in SECTIONS.items()}
 
 
 @dataclass(frozen=True)
@@ -66,7 +88,14 @@ class Finding:
 
     @property
     def section(self) -> str:
-        return LESSON_SECTIONS[self.code]
+        """Where the learner's own track teaches this ("Read more")."""
+        only = ONLY_RESEARCHER.get(self.code)
+        return f"{LESSON_SECTIONS[self.code]} ({only})" if only else LESSON_SECTIONS[self.code]
+
+    @property
+    def further(self) -> str:
+        """Deeper sections, in another track ("Further reading"), or ""."""
+        return "; ".join(cite(*where) for where in FURTHER_READING.get(self.code, ()))
 
 
 def shape_of(value: object) -> str:
@@ -191,6 +220,46 @@ def no_gradient(name: str) -> Finding:
     )
 
 
+def mutates_saved(change: SavedChange, names: list[str], evidence: tuple[str, ...]) -> Finding:
+    kind, index = change.role or ("", 0)
+    if kind == "input":
+        tensor = f"the saved input {names[index]}"
+        lands = (
+            f"It lands on the caller's own tensor: {names[index]} silently holds the new numbers "
+            "afterwards, and whatever reads it next (optimizer.step(), say) uses them."
+        )
+    elif kind == "output":
+        tensor = "the saved output" if index == 0 else f"the saved output {index}"
+        lands = (
+            "It lands on your Function's output, which the caller holds: whatever reads that "
+            "output next sees the new numbers."
+        )
+    else:
+        tensor = f"a tensor made in forward and saved (argument {change.position + 1} of "
+        tensor += "save_for_backward)"
+        lands = "Nothing else holds this tensor, so nothing else changes now."
+    if change.counted:
+        later = (
+            'Only a later backward that needs the same tensor raises ("modified by an inplace '
+            'operation"): a second backward through this graph, or another step that saved it '
+            "and runs after yours."
+        )
+    else:
+        later = (
+            "The change went around the version counter (.data or NumPy), so not even a second "
+            "backward through this graph notices: it silently computes with the changed values."
+        )
+    return Finding(
+        "mutates-saved",
+        f"backward changed {tensor} in place.",
+        "In one training step nothing raises: autograd checks a saved tensor's version when "
+        f"backward reads ctx.saved_tensors, and your change comes after that. {lands} {later}",
+        "Compute out of place: x.pow(2) or x * x, not x.pow_(2), x.mul_(...) or x *= ...; leave "
+        "every saved tensor as forward saved it.",
+        evidence,
+    )
+
+
 def mutates_grad_out(outputs: str, evidence: tuple[str, ...] = ()) -> Finding:
     return Finding(
         "mutates-grad-out",
@@ -228,15 +297,106 @@ def chain_rule(name: str, how: str, evidence: tuple[str, ...]) -> Finding:
     )
 
 
-def non_finite(name: str, evidence: tuple[str, ...]) -> Finding:
+NON_FINITE_CAUSES = {
+    "overflow": "an overflow (a result too large for the dtype)",
+    "zero": "a division by zero (or the log of 0)",
+    "zero-by-zero": "",  # the operation says it all
+    "fractional-power": "a negative number to a fractional power",
+    "negative-root": "the square root or log of a negative number",
+    "undefined": "an operation undefined for these values",
+}
+_DIVIDES = {"div", "reciprocal", "log", "log2", "log10", "rsqrt", "pow", "xlogy"}
+_ROOTS = {"sqrt", "rsqrt", "log", "log2", "log10"}
+OVERFLOW_FIX = (
+    "Rewrite the derivative so no intermediate value overflows: reuse the saved output (for a "
+    "sigmoid, s * (1 - s) instead of exp(-x) / (1 + exp(-x))**2), or pick a stable formula per "
+    "region with torch.where."
+)
+NON_FINITE_FIXES = {
+    "overflow": OVERFLOW_FIX,
+    "zero": "Do not divide by a value that can be 0 there: simplify the derivative (the zero "
+    "often cancels), or give its limit at that point with torch.where.",
+    "fractional-power": "In floating point a negative number to a fractional power is NaN "
+    "((-8) ** (1/3) is NaN, not -2). Compute the derivative from a value where its formula is "
+    "defined, such as the saved input (3 * x**2 for a cube) rather than the output through a "
+    "fractional power; where a fractional power of a signed value is needed, use "
+    "y.abs() ** p, times y.sign() where the sign matters.",
+    "negative-root": "sqrt and log give NaN for a negative number: make sure their argument "
+    "cannot be negative for any input (compute it from a saved value that cannot be), or pick "
+    "a formula per region with torch.where.",
+    "undefined": "Rewrite the derivative so every operation in it is defined for every input, "
+    "or pick a formula per region with torch.where.",
+}
+NON_FINITE_FIXES["zero-by-zero"] = NON_FINITE_FIXES["zero"]
+USUAL_CAUSES = {
+    "NaN": "a fractional power, square root or log of a negative number; 0 / 0; or an overflow "
+    "to inf followed by inf / inf, inf - inf or 0 * inf",
+    "inf": "an overflow (exp of a large number, a high power) or a division by 0",
+}
+
+
+def non_finite_cause(step: Step) -> str:
+    """Why an operation on finite numbers gave NaN or inf: a key of NON_FINITE_CAUSES."""
+    numbers = [v for v in step.args if isinstance(v, int | float) and not isinstance(v, bool)]
+    if math.isinf(step.result):
+        return "zero" if step.op in _DIVIDES and 0 in numbers else "overflow"
+    if step.op == "pow" and len(numbers) >= 2 and numbers[0] < 0 and numbers[1] % 1:
+        return "fractional-power"
+    if step.op in _ROOTS and numbers and numbers[0] < 0:
+        return "negative-root"
+    if step.op == "div" and numbers[:2] == [0, 0]:
+        return "zero-by-zero"
+    return "undefined"
+
+
+SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}
+
+
+def step_text(step: Step) -> str:
+    """An operation at one element as arithmetic: (-15.62) ** 0.6667 = nan, exp(1000) = inf."""
+
+    def shown(value: object, bare: bool = False) -> str:
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            text = f"{value:.4g}"
+            return f"({text})" if value < 0 and not bare else text
+        return str(value)
+
+    args = step.args
+    if step.op in SYMBOLS and len(args) >= 2:
+        text = f"{shown(args[0])} {SYMBOLS[step.op]} {shown(args[1])}"
+    elif step.op == "rsub" and len(args) >= 2:
+        text = f"{shown(args[1])} - {shown(args[0])}"
+    else:
+        text = f"{step.op}({', '.join(shown(a, bare=True) for a in args)})"
+    return f"{text} = {step.result}"
+
+
+def non_finite(
+    name: str, evidence: tuple[str, ...], got: torch.Tensor, steps: list[Step]
+) -> Finding:
+    """NaN or inf in backward's gradient: what backward computed there, and the fix for that."""
+    nan, inf = bool(got.isnan().any()), bool(got.isinf().any())
+    kind = "NaN or infinite" if nan and inf else "NaN" if nan else "infinite"
+    cause = non_finite_cause(steps[0]) if steps else None
+    if steps:
+        traced = f"there, backward computed {step_text(steps[0])}"
+        traced += f": {NON_FINITE_CAUSES[cause]}" if NON_FINITE_CAUSES[cause] else ""
+        traced += "".join(f"; then {step_text(s)}" for s in steps[1:])
+        evidence = (*evidence[:1], traced, *evidence[1:])
+        fix = NON_FINITE_FIXES[cause]
+    else:  # not traced (NumPy, or values that cannot be placed): the usual causes
+        seen = [value for value, found in (("NaN", nan), ("inf", inf)) if found]
+        fix = (
+            f"Find the operation in backward that gives {' or '.join(seen)} there, by evaluating "
+            "its formula at that point step by step."
+        )
+        fix += "".join(f" The usual causes of {value}: {USUAL_CAUSES[value]}." for value in seen)
     return Finding(
         "non-finite",
-        f"The gradient for {name} is NaN or infinite where the true gradient is finite.",
-        "One NaN in a gradient spreads to every weight it updates, and from then on training "
-        "computes NaN everywhere.",
-        "Rewrite the derivative so no intermediate value overflows: reuse the saved output "
-        "(for a sigmoid, s * (1 - s) instead of exp(-x) / (1 + exp(-x))**2), or pick a stable "
-        "formula per region with torch.where.",
+        f"The gradient for {name} is {kind} where the true gradient is finite.",
+        "A NaN or an infinity in a gradient spreads: every weight it updates becomes NaN or "
+        "infinite, and from then on training computes NaN everywhere.",
+        fix,
         evidence,
     )
 
@@ -257,6 +417,32 @@ def gradient(name: str, evidence: tuple[str, ...], surrogate: bool = False) -> F
     )
 
 
+def non_contiguous_grad_out(
+    layout: str, failure: str | None, names: list[str], evidence: tuple[str, ...] = ()
+) -> Finding:
+    """`failure`: what backward raised; otherwise `names` got another gradient, per `evidence`."""
+    sent = f"with the same grad_out values {layout}"
+    if failure is not None:
+        what = "backward raises when grad_out is not contiguous."
+        evidence = (f"{sent}, backward raised {failure}",)
+    else:
+        what = f"backward gives another gradient for {', '.join(names)} when grad_out is not contiguous."
+        evidence = (f"{sent}:", *evidence)
+    return Finding(
+        "non-contiguous-grad-out",
+        what,
+        "In training, grad_out arrives in whatever memory layout the later steps produced, and "
+        "that is often not contiguous: after y.sum(0) it is expanded, after y.t() * w "
+        "transposed. grad_out.view(...) raises on such a layout, and code that reads the memory "
+        "as if contiguous reads the wrong numbers; a contiguous grad_out, like the doctor's "
+        "first one, hides both.",
+        "Write grad_out.reshape(...) where you wrote grad_out.view(...) (reshape copies only "
+        "when the layout needs it), or start backward with grad_out = grad_out.contiguous() "
+        "when later code needs contiguous memory.",
+        evidence,
+    )
+
+
 def grad_dtype(changes: list[str]) -> Finding:
     return Finding(
         "grad-dtype",
@@ -269,18 +455,32 @@ def grad_dtype(changes: list[str]) -> Finding:
     )
 
 
-def double_backward(what: str, evidence: tuple[str, ...] = ()) -> Finding:
-    return Finding(
-        "double-backward",
-        what,
-        "Anything that differentiates a gradient (torch.autograd.grad with create_graph=True, "
-        "gradient penalties, torch.func.hessian) gets these wrong numbers, with no error.",
-        "Build backward from differentiable torch ops on the saved tensors and grad_out: no "
-        ".detach(), .data, NumPy or in-place tricks. If it cannot be differentiable (foreign "
-        "code), decorate it with @once_differentiable, so a second derivative through it "
-        "raises (at least when grad_out itself carries a graph) instead of being wrong.",
-        evidence,
-    )
+def double_backward(what: str, evidence: tuple[str, ...] = (), raised: bool = False) -> Finding:
+    if raised:
+        why = (
+            "First derivatives work, so nothing shows in ordinary training; but anything that "
+            "differentiates a gradient (torch.autograd.grad with create_graph=True, gradient "
+            "penalties, torch.func.hessian) stops with this error."
+        )
+        fix = (
+            "Build backward from differentiable torch ops on the saved tensors and grad_out (no "
+            "NumPy, .item() or torch.tensor(...)), so it can be differentiated. If it must leave "
+            "torch, decorate it with @once_differentiable, an honest refusal. Do not silence the "
+            "error with .detach(): the second derivative is then silently wrong."
+        )
+    else:
+        why = (
+            "Anything that differentiates a gradient (torch.autograd.grad with "
+            "create_graph=True, gradient penalties, torch.func.hessian) gets these wrong "
+            "numbers, with no error."
+        )
+        fix = (
+            "Build backward from differentiable torch ops on the saved tensors and grad_out: no "
+            ".detach(), .data, NumPy or in-place tricks. If it cannot be differentiable (foreign "
+            "code), decorate it with @once_differentiable, so a second derivative through it "
+            "raises (at least when grad_out itself carries a graph) instead of being wrong."
+        )
+    return Finding("double-backward", what, why, fix, evidence)
 
 
 def jvp(what: str, evidence: tuple[str, ...] = ()) -> Finding:

@@ -5,11 +5,13 @@ may be arbitrarily broken. Everything here captures errors instead of raising th
 works on private copies of the inputs, and restores torch's global state afterwards.
 """
 
+import math
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from lessons_lib.errors import first_line
 
@@ -230,6 +232,17 @@ def run_function(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream)
     return run
 
 
+@dataclass(frozen=True)
+class SavedChange:
+    """A tensor saved for backward that backward changed in place."""
+
+    position: int  # its place in save_for_backward's arguments
+    role: tuple[str, int] | None  # ("input", i) or ("output", k); None for one made in forward
+    before: torch.Tensor
+    after: torch.Tensor
+    counted: bool  # the version counter saw it (False: changed through .data or NumPy)
+
+
 @dataclass
 class EngineRun:
     """What training would see: forward, then the engine's gradients via torch.autograd.grad."""
@@ -239,22 +252,33 @@ class EngineRun:
     grads: tuple | None = None  # per input, after the engine reduced and cast them; None: none
     raw: tuple | None = None  # what backward itself returned, for the same grad_out
     scaled: tuple | None = None  # what backward returned for grad_out times SCALE, if it ran
+    scaled_failure: Failure | None = None  # backward raised for grad_out times SCALE
     failure: Failure | None = None  # forward or backward raised
     refused: str | None = None  # the engine rejected what backward returned (its message)
     mutated_inputs: list[int] = field(default_factory=list)
     ctx_tensors: list[str] = field(default_factory=list)
     mutated_grad_outs: dict[int, torch.Tensor] = field(default_factory=dict)  # position: after
+    mutated_saved: list[SavedChange] = field(default_factory=list)  # changed by the backward
+    rearranged: tuple | None = None  # what backward returned for the same grad_out, relaid out
+    rearranged_failure: Failure | None = None  # backward raised for the relaid grad_out
 
 
 SCALE = -2.0  # a backward obeying the chain rule returns SCALE times its gradient for this
 
 
-def engine_run(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -> EngineRun:
+def engine_run(
+    fn: type,
+    inputs: Sequence,
+    upstream: Upstream = ones_upstream,
+    relayout: Callable[[torch.Tensor], torch.Tensor | None] | None = None,
+) -> EngineRun:
     """Run fn as training does, and also call its backward raw (for evidence).
 
     The engine's gradients come from torch.autograd.grad against fresh leaves, so every
     rule applies: broadcast gradients summed to the input's shape, extra trailing Nones
-    accepted, dtypes cast. Nothing raises: failures and refusals are recorded.
+    accepted, dtypes cast. `relayout(grad_out)`, if given, returns the same values in
+    another memory layout (or None to keep it): backward is called raw with those too.
+    Nothing raises: failures and refusals are recorded.
     """
     run = EngineRun()
     with preserved_global_state(), torch.enable_grad():  # a caller under no_grad too
@@ -266,7 +290,7 @@ def engine_run(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -
         except Exception as error:
             run.failure = Failure.of("forward", error)
             return run
-        run.outputs = tuple(detached(o) for o in outputs)
+        run.outputs = tuple(_copied(o) for o in outputs)  # as forward left them
         run.mutated_inputs = _changed_inputs(args, before, versions, outputs)
         run.tracked = tracked_outputs(outputs)
         if not run.tracked:
@@ -276,6 +300,7 @@ def engine_run(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -
             return run
         node = outputs[run.tracked[0]].grad_fn
         run.ctx_tensors = ctx_tensor_attributes(node)
+        saved = _saved_snapshot(node)
         try:
             grad_outs = [upstream(outputs[k].detach(), k) for k in run.tracked]
         except Exception as error:  # upstream is ours, but a strange output can break it
@@ -300,24 +325,162 @@ def engine_run(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -
             if g._version != v or not same_values(g, old)
         }
         try:
+            run.mutated_saved = _saved_changes(saved, args, outputs)
+        except Exception:  # an exotic saved tensor (sparse, nested): not judged
+            run.mutated_saved = []
+
+        def backward(grads: list) -> tuple:
+            """backward called raw; on a fresh forward once backward has changed its saved tensors."""
+            target = node
+            if run.mutated_saved:
+                fresh = as_tuple(fn.apply(*leaves_and_args(inputs)[1]))
+                target = fresh[run.tracked[0]].grad_fn
             with torch.no_grad():
-                every = _grads_for_every_output(outputs, run.tracked, [g.clone() for g in kept])
-                run.raw = as_tuple(node.apply(*every))
+                return as_tuple(target.apply(*_grads_for_every_output(outputs, run.tracked, grads)))
+
+        try:
+            run.raw = backward([g.clone() for g in kept])
         except Exception as error:
             run.failure = Failure.of("backward", error)
             return run
         try:
-            with torch.no_grad():
-                every = _grads_for_every_output(outputs, run.tracked, [SCALE * g for g in kept])
-                run.scaled = as_tuple(node.apply(*every))
+            run.scaled = backward([SCALE * g for g in kept])
+        except Exception as error:
+            run.scaled_failure = Failure.of("backward", error)
+        try:  # a layout the relayout cannot build (a sparse grad_out, say) is left unchecked
+            relaid = [relayout(g) for g in kept] if relayout is not None else []
         except Exception:
-            run.scaled = None  # judged on the plain run alone
+            relaid = []
+        if any(r is not None for r in relaid):
+            try:
+                run.rearranged = backward(
+                    [g.clone() if r is None else r for g, r in zip(kept, relaid, strict=True)]
+                )
+            except Exception as error:
+                run.rearranged_failure = Failure.of("backward", error)
         if refusal is not None:
             run.refused = Failure.of("backward", refusal).message
             return run
         found = iter(found)
         run.grads = tuple(None if leaf is None else next(found) for leaf in leaves)
     return run
+
+
+def _copied(value: object) -> object:
+    """A detached copy of a tensor, which a backward writing into it cannot change."""
+    return value.detach().clone() if isinstance(value, torch.Tensor) else value
+
+
+def _saved_snapshot(node: object) -> list[tuple[torch.Tensor, int, torch.Tensor]]:
+    """Each tensor the Function saved for backward, with its version and a copy of its values."""
+    try:
+        saved = node.saved_tensors
+    except Exception:  # nothing saved the official way, or not a Function's node
+        return []
+    return [(t, t._version, t.detach().clone()) for t in saved if isinstance(t, torch.Tensor)]
+
+
+def _saved_changes(saved: list, args: tuple, outputs: tuple) -> list[SavedChange]:
+    """The saved tensors backward changed in place, each placed as forward's input or output."""
+    changes = []
+    for position, (tensor, version, old) in enumerate(saved):
+        counted = tensor._version != version
+        if not counted and same_values(tensor.detach(), old):
+            continue
+        role = next(
+            (("input", i) for i, a in enumerate(args) if _same_memory(a, tensor)),
+            next((("output", k) for k, o in enumerate(outputs) if _same_memory(o, tensor)), None),
+        )
+        changes.append(SavedChange(position, role, old, tensor.detach().clone(), counted))
+    return changes
+
+
+def _same_memory(a: object, b: torch.Tensor) -> bool:
+    """Whether a is a tensor over exactly b's elements (the same tensor, or a saved copy of it)."""
+    if not (isinstance(a, torch.Tensor) and a.layout == b.layout == torch.strided):
+        return False
+    return (
+        a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+        and a.storage_offset() == b.storage_offset()
+        and a.shape == b.shape
+        and a.stride() == b.stride()
+    )
+
+
+@dataclass(frozen=True)
+class Step:
+    """One operation backward ran, read at one element: its name, arguments and result."""
+
+    op: str  # the ATen operation's name: "pow", "exp", "div", ...
+    args: tuple  # each argument at that element (a number), or as given (an exponent, a dtype)
+    result: float
+
+
+_UNPLACED = object()  # an argument with no single value at the element watched
+
+
+class _NonFiniteWatch(TorchDispatchMode):
+    """Notes, at one element, the first operation that made NaN or inf from finite numbers,
+    and (if that was inf) the first that then turned inf into NaN."""
+
+    def __init__(self, shape: torch.Size, spot: tuple) -> None:
+        super().__init__()
+        self.shape, self.spot = shape, spot
+        self.steps: list[Step] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if len(self.steps) < 2 and isinstance(out, torch.Tensor) and out.is_floating_point():
+            with suppress(Exception):  # watching must never break the learner's backward
+                self._look(func.overloadpacket.__name__, args, out)
+        return out
+
+    def _at(self, value: object) -> object:
+        if isinstance(value, torch.Tensor):
+            if value.shape == self.shape:
+                return value[self.spot].item()
+            return value.item() if value.numel() == 1 else _UNPLACED
+        return value
+
+    def _look(self, op: str, args: tuple, out: torch.Tensor) -> None:
+        result = self._at(out)
+        if not isinstance(result, float) or math.isfinite(result):
+            return
+        values = tuple(self._at(a) for a in args)
+        if any(v is _UNPLACED for v in values):
+            return
+        numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+        if not self.steps:
+            made_here = all(math.isfinite(v) for v in numbers)  # not passed on from before
+        else:  # after an inf: the first operation that turns it into NaN
+            made_here = math.isinf(self.steps[0].result) and math.isnan(result)
+            made_here &= not any(math.isnan(v) for v in numbers)
+        if made_here:
+            self.steps.append(Step(op, values, result))
+
+
+def trace_non_finite(
+    fn: type, inputs: Sequence, upstream: Upstream, at: int, spot: tuple
+) -> list[Step]:
+    """Where backward's NaN or inf at element `spot` of input `at`'s gradient came from.
+
+    Runs forward and backward again, watching every torch operation backward calls at
+    that element: the first that made NaN or inf from finite numbers, then (after an
+    inf) the first that made NaN. Empty when no torch operation did (NumPy, say).
+    """
+    watch = _NonFiniteWatch(torch.Size(inputs[at].shape), spot)
+    with preserved_global_state(), torch.enable_grad():
+        _, args = leaves_and_args(inputs)
+        try:
+            outputs = as_tuple(fn.apply(*args))
+            tracked = tracked_outputs(outputs)
+            grad_outs = [upstream(outputs[k].detach(), k) for k in tracked]
+            node = outputs[tracked[0]].grad_fn
+            with torch.no_grad(), watch:
+                node.apply(*_grads_for_every_output(outputs, tracked, grad_outs))
+        except Exception:
+            pass  # what was seen before the failure still counts
+    return watch.steps
 
 
 def vjp(reference: Callable, inputs: Sequence, upstream: Upstream = ones_upstream) -> Run:

@@ -107,3 +107,24 @@ def random_directions(inputs: tuple, seed: int) -> list:
         torch.empty_like(a).uniform_(-1.0, 1.0, generator=generator) if differentiable(a) else None
         for a in inputs
     ]
+
+
+def non_contiguous(values: torch.Tensor) -> torch.Tensor | None:
+    """The same values laid out non-contiguously, as a transposed or summed output hands them back.
+
+    Two or more dimensions: stored transposed (what `y.t() * w` sends), so `.view(-1)`
+    refuses it. One dimension: every other element of a longer tensor of zeros
+    (`torch.zeros(2 * n)[::2]`), so code that reads the memory as if contiguous sees zeros
+    between the values. None for a single value, which no layout makes non-contiguous.
+    """
+    if transposable(values.shape):
+        spread = values.mT.contiguous().mT
+    else:
+        spread = torch.zeros(2 * values.numel(), dtype=values.dtype)[::2].view(values.shape)
+        spread.copy_(values)
+    return None if spread.is_contiguous() else spread
+
+
+def transposable(shape: torch.Size) -> bool:
+    """Whether non_contiguous stores a tensor of this shape transposed (else strided)."""
+    return len(shape) >= 2 and shape[-1] > 1 and shape[-2] > 1

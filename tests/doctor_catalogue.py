@@ -110,6 +110,86 @@ def sort_with_flipped_indices(ctx, x):
     return values, indices.flip(-1)  # wrong: the indices no longer say where values came from
 
 
+def square_saved_in_place(ctx, g):
+    (x,) = ctx.saved_tensors
+    return 3 * x.pow_(2) * g  # right gradient, but the caller's x is now x**2
+
+
+def square_saved_through_data(ctx, g):
+    (x,) = ctx.saved_tensors
+    return 3 * x.data.pow_(2) * g  # the same, hidden from the version counter
+
+
+def save_cube_and_input(ctx, x):
+    y = x**3
+    ctx.save_for_backward(x, y)
+    return y
+
+
+def zero_saved_output(ctx, g):
+    x, y = ctx.saved_tensors
+    y.zero_()  # the caller's output, zeroed
+    return g * 3 * x**2
+
+
+def save_square(ctx, x):
+    ctx.save_for_backward(x * x)  # made in forward: only the Function holds it
+    return x**3
+
+
+def scale_saved_square(ctx, g):
+    (square,) = ctx.saved_tensors
+    return g * square.mul_(3)
+
+
+def save_output(ctx, x):
+    y = x**3
+    ctx.save_for_backward(y)
+    return y
+
+
+def cube_slope_from_output(ctx, g):
+    (y,) = ctx.saved_tensors
+    return 3 * (y ** (2 / 3)) * g  # x**2 as y**(2/3): NaN wherever y < 0
+
+
+def cube_slope_divided(ctx, g):
+    (x,) = ctx.saved_tensors
+    return g * 3 * x**3 / x  # 0 / 0 at x = 0
+
+
+def numpy_without_detach(ctx, g):
+    (x,) = ctx.saved_tensors
+    return g * torch.from_numpy(3 * x.numpy() ** 2)  # raises once x carries a graph
+
+
+def view_grad_out_flat(ctx, g):
+    (x,) = ctx.saved_tensors
+    return (g.view(-1) * 3 * x.reshape(-1) ** 2).view(x.shape)  # view needs a compatible layout
+
+
+def read_grad_out_as_contiguous(ctx, g):
+    (x,) = ctx.saved_tensors
+    flat = torch.as_strided(g, g.shape, (1,))  # as a C kernel reading g.data_ptr() would
+    return flat * 3 * x**2
+
+
+def cube_1d_only(ctx, x):
+    if x.dim() != 1:
+        raise ValueError("a 1-D kernel: x must have one dimension")
+    ctx.save_for_backward(x)
+    return x**3
+
+
+def refuse_negative_grad_out(ctx, g):
+    if (g < 0).any():
+        raise ValueError("grad_out must be positive")
+    return g * 3 * saved(ctx) ** 2
+
+
+LINE = torch.linspace(-2, 2, 7, dtype=torch.float64)
+
+
 def clamp_lo_hi(x, lo, hi):
     return x.clamp(lo, hi)
 
@@ -455,6 +535,82 @@ WRONG = [
         None,
         ["forward"],
     ),
+    # mutates-saved: backward changes a saved tensor in place
+    (
+        "backward squares the saved x in place",
+        function("CubeSquaresSavedX", save_and(cube), square_saved_in_place),
+        cube,
+        None,
+        ["mutates-saved"],
+    ),
+    (
+        "backward squares the saved x through .data",
+        function("CubeSquaresSavedData", save_and(cube), square_saved_through_data),
+        cube,
+        None,
+        ["mutates-saved"],
+    ),
+    (
+        "backward zeroes the saved output",
+        function("CubeZeroesOutput", save_cube_and_input, zero_saved_output),
+        cube,
+        None,
+        ["mutates-saved"],
+    ),
+    (
+        "backward scales a tensor saved in forward in place",
+        function("CubeScalesSquare", save_square, scale_saved_square),
+        cube,
+        None,
+        ["mutates-saved"],
+    ),
+    # non-finite, and not from an overflow
+    (
+        "x**2 as y**(2/3): NaN for negative y",
+        function("CubeFractionalPower", save_output, cube_slope_from_output),
+        cube,
+        None,
+        ["non-finite"],
+    ),
+    (
+        "0 / 0 at x = 0",
+        function("CubeDivides", save_and(cube), cube_slope_divided),
+        cube,
+        None,
+        ["non-finite"],
+    ),
+    # double-backward that raises
+    (
+        "backward calls x.numpy() without detach",
+        function("CubeNumpyNoDetach", save_and(cube), numpy_without_detach),
+        cube,
+        None,
+        ["double-backward"],
+    ),
+    # non-contiguous-grad-out
+    (
+        "backward views grad_out flat",
+        function("CubeViewsGradOut", save_and(cube), view_grad_out_flat),
+        cube,
+        None,
+        ["non-contiguous-grad-out"],
+    ),
+    (
+        "a 1-D Function reading grad_out's memory as contiguous",
+        function("Cube1DKernel", cube_1d_only, read_grad_out_as_contiguous),
+        cube,
+        None,
+        ["non-contiguous-grad-out"],
+        (LINE,),
+    ),
+    # error: backward raises only for a negative grad_out
+    (
+        "backward refuses a negative grad_out",
+        function("CubePositiveOnly", save_and(cube), refuse_negative_grad_out),
+        cube,
+        None,
+        ["error"],
+    ),
     # several codes at once, most important first
     (
         "stashed, and the chain dropped",
@@ -513,6 +669,11 @@ def broadcast_mul_forward(ctx, x, y):
 def broadcast_mul_backward(ctx, g):
     x, y = ctx.saved_tensors
     return g * y, g * x  # shaped like the output: the engine sums each to its input's shape
+
+
+def reshape_grad_out_flat(ctx, g):
+    (x,) = ctx.saved_tensors
+    return (g.reshape(-1) * 3 * x.reshape(-1) ** 2).reshape(x.shape)  # copies when it must
 
 
 BROADCAST = (
@@ -588,4 +749,18 @@ CORRECT = [
     ("two outputs, integer indices", Sort, lambda x: torch.sort(x, dim=-1), None, None),
     ("once differentiable, declared", CubeOnceDifferentiable, cube, None, None),
     ("float32 inputs", Cube, cube, None, (torch.tensor([-1.5, 0.5, 2.0]),)),
+    (
+        "grad_out reshaped, not viewed",
+        function("CubeReshapesGradOut", save_and(cube), reshape_grad_out_flat),
+        cube,
+        None,
+        None,
+    ),
+    (
+        "a 1-D Function, its grad_out used as given",
+        function("Cube1DOnly", cube_1d_only, cube_backward),
+        cube,
+        None,
+        (LINE,),
+    ),
 ]

@@ -1,5 +1,6 @@
 """The gradient doctor against a catalogue of learner mistakes, each with its exact codes."""
 
+import re
 import subprocess
 import sys
 
@@ -93,6 +94,8 @@ def test_the_text_report_names_the_problem_the_evidence_and_the_fix():
     text = str(check_function(WRONG[0][1], cube))
     assert text.startswith("CubeStarter: 1 problem found\n[chain-rule] backward ignores grad_out")
     assert "at x[0, 0] = -2.5 (grad_out 1.96): expected 36.75, got 18.75" in text
+    # -3.92 * 3 * 2.5**2: the true gradient for the doubled and negated grad_out
+    assert "negated, at x[0, 0] = -2.5 (grad_out -3.92): expected -73.5, got 18.75" in text
     assert "How to fix it: Multiply by grad_out" in text
     assert LESSON_SECTIONS["chain-rule"] in text
 
@@ -173,6 +176,8 @@ def test_the_checked_text_says_where_the_doctor_looked():
     where = "at 12 points of the sample, 32 random points in [-10, 10] and 32 points in the tails"
     assert where in text
     assert "double backward gives the reference's second derivatives" in text
+    assert "the gradient scales with grad_out" in text
+    assert "a non-contiguous grad_out gives the same gradient" in text
 
 
 def test_a_once_differentiable_backward_is_not_checked_twice_and_the_report_says_why():
@@ -285,6 +290,196 @@ def test_an_empty_input_is_refused_with_a_plain_message():
 def test_evidence_says_what_backward_wrote_into_grad_out_and_where_a_mistake_was_found():
     in_place = next(w[1] for w in WRONG if w[0] == "backward multiplies grad_out in place")
     text = str(check_function(in_place, cube))
-    assert "grad_out at output[0, 0] (x[0, 0] = -2.5): expected 1.96, got 36.75" in text
+    wrote = "grad_out at output[0, 0] (x[0, 0] = -2.5): autograd passed 1.96, backward left 36.75"
+    assert wrote in text
     above_three = next(w[1] for w in WRONG if w[0] == "gradient wrong only for x > 3")
     assert "(found among the random points in [-10, 10])" in str(check_function(above_three, cube))
+
+
+# --- every "expected" is the true value ------------------------------------------
+
+EVIDENCE = re.compile(
+    r"at x\[\d, \d\] = (?P<x>\S+) \(grad_out (?P<g>\S+)\): expected (?P<expected>\S+), got"
+)
+CUBE_CHAIN_RULE = [w for w in WRONG if w[4] == ["chain-rule"] and w[2] is cube]
+
+
+@pytest.mark.parametrize("fn", [w[1] for w in CUBE_CHAIN_RULE], ids=[w[0] for w in CUBE_CHAIN_RULE])
+def test_every_expected_in_chain_rule_evidence_is_grad_out_times_the_true_slope(fn):
+    """Also on the line with grad_out doubled and negated: 3 x**2 times the grad_out quoted."""
+    lines = [line for line in str(check_function(fn, cube)).splitlines() if "expected" in line]
+    assert any("doubled and negated" in line for line in lines)
+    for line in lines:
+        found = EVIDENCE.search(line).groupdict()
+        x, g, expected = (float(found[k]) for k in ("x", "g", "expected"))
+        assert expected == pytest.approx(3 * x**2 * g, rel=1e-3), line
+
+
+def test_a_surrogates_doubled_and_negated_evidence_expects_the_rule_for_that_grad_out():
+    ones = next(w for w in WRONG if w[0] == "RoundSTE returns ones")
+    text = str(check_function(ones[1], torch.round, grad_reference=ones[3]))
+    assert "negated, at x[0, 0] = -2.5 (grad_out -3.92): expected -3.92, got 1" in text
+
+
+# --- mutates-saved -------------------------------------------------------------------
+
+SQUARES_SAVED_X = next(w[1] for w in WRONG if w[0] == "backward squares the saved x in place")
+
+
+def test_one_training_step_with_a_backward_that_squares_its_saved_x_raises_nothing():
+    """What the mutates-saved words claim, on this torch: silent once, loud the second time."""
+    w = torch.tensor([2.0, -1.5], requires_grad=True)
+    loss = SQUARES_SAVED_X.apply(w).sum()
+    loss.backward(retain_graph=True)  # no error
+    assert w.grad.tolist() == [12.0, 6.75]  # the right gradient...
+    assert w.detach().tolist() == [4.0, 2.25]  # ...and the caller's w is now w**2
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+def test_mutates_saved_says_a_single_step_is_silent_names_the_input_and_the_fix():
+    text = str(check_function(SQUARES_SAVED_X, cube))
+    assert text.startswith("CubeSquaresSavedX: 1 problem found\n[mutates-saved] backward changed")
+    assert "the saved input x in place" in text
+    assert "at x[0, 0] = -2.5: backward changed it to 6.25" in text
+    assert "In one training step nothing raises" in text
+    assert "Only a later backward that needs the same tensor raises" in text
+    assert "x.pow(2) or x * x" in text
+    assert "modified by an inplace operation: [" not in text  # not the generic error
+    assert LESSON_SECTIONS["mutates-saved"] in text
+
+
+def test_a_change_through_data_is_said_to_escape_the_version_counter():
+    through_data = next(w[1] for w in WRONG if w[0] == "backward squares the saved x through .data")
+    text = str(check_function(through_data, cube))
+    assert "around the version counter" in text and "Only a later backward" not in text
+    w = torch.tensor([2.0], requires_grad=True)
+    loss = through_data.apply(w).sum()
+    loss.backward(retain_graph=True)
+    loss.backward()  # no error: the second backward silently uses w**2
+    assert w.grad.item() == 12.0 + 48.0
+
+
+def test_a_zeroed_saved_output_is_blamed_on_backward_not_forward():
+    zeroes = next(w[1] for w in WRONG if w[0] == "backward zeroes the saved output")
+    text = str(check_function(zeroes, cube))
+    assert "the saved output in place" in text
+    assert (
+        "the output at output[0, 0] (x[0, 0] = -2.5): was -15.62, backward changed it to 0" in text
+    )
+
+
+# --- non-finite: what was computed there ------------------------------------------
+
+
+def test_a_nan_from_a_fractional_power_is_named_and_not_blamed_on_overflow():
+    fractional = next(w[1] for w in WRONG if w[0] == "x**2 as y**(2/3): NaN for negative y")
+    text = str(check_function(fractional, cube))
+    assert "The gradient for x is NaN where the true gradient is finite" in text
+    assert "at x[0, 0] = -2.5 (output -15.62, grad_out 1.96): expected 36.75, got nan" in text
+    assert "there, backward computed (-15.62) ** 0.6667 = nan: a negative number to a" in text
+    diagnosis = text.split("  Read more")[0]  # the section's own title may say overflow
+    assert "overflow" not in diagnosis and "sigmoid" not in diagnosis
+    assert "3 * x**2" in diagnosis
+
+
+def test_an_overflow_is_named_with_the_operation_that_overflowed():
+    sigmoid = next(w[1] for w in WRONG if w[0].startswith("naive sigmoid"))
+    text = str(check_function(sigmoid, torch.sigmoid))
+    assert "computed exp(1000) = inf: an overflow" in text and "then inf / inf = nan" in text
+    assert "s * (1 - s)" in text
+
+
+def test_zero_over_zero_is_named_with_the_division():
+    divides = next(w[1] for w in WRONG if w[0] == "0 / 0 at x = 0")
+    text = str(check_function(divides, cube))
+    assert "at x[1, 0] = 0 (output 0, grad_out 1.47): expected 0, got nan" in text
+    assert "there, backward computed 0 / 0 = nan" in text
+    assert "overflow" not in text.split("  Read more")[0]
+
+
+def slope_in_numpy_infinite_at_zero(ctx, g):
+    x = ctx.saved_tensors[0].numpy()
+    return g * torch.from_numpy(np.where(x == 0, np.inf, 3 * x**2))  # inf at 0, made in NumPy
+
+
+def test_a_non_finite_gradient_torch_cannot_trace_gets_the_usual_causes_for_what_was_seen():
+    inf_in_numpy = function("InfInNumpy", save_and(cube), slope_in_numpy_infinite_at_zero)
+    text = str(check_function(inf_in_numpy, cube))
+    assert "The gradient for x is infinite where the true gradient is finite" in text
+    assert "backward computed" not in text  # NumPy's steps are invisible to torch
+    fix = next(line for line in text.splitlines() if "How to fix it" in line)
+    assert "The usual causes of inf: an overflow" in fix and "NaN" not in fix
+
+
+# --- double backward: the words match what happens ------------------------------------
+
+
+def test_a_double_backward_that_raises_is_not_said_to_pass_with_no_error():
+    raises = next(w[1] for w in WRONG if w[0] == "backward calls x.numpy() without detach")
+    text = str(check_function(raises, cube))
+    assert "Double backward raised RuntimeError: Can't call numpy() on Tensor" in text
+    assert "with no error" not in text and "stops with this error" in text
+    silent = next(w[1] for w in WRONG if w[0] == "backward detaches x")
+    assert "with no error" in str(check_function(silent, cube))
+
+
+def test_double_backward_and_jvp_send_a_developer_to_lesson_2_and_the_researcher_track_after():
+    for name, code in (("backward detaches x", "double-backward"), ("jvp that raises", "jvp")):
+        fn = next(w[1] for w in WRONG if w[0] == name)
+        text = str(check_function(fn, cube))
+        assert f"Read more: {LESSON_SECTIONS[code]}" in text
+        assert "Read more: Lesson 2 developer track" in text
+        assert "Further reading: Researcher track" in text
+    page = check_function(fn, cube)._repr_html_()
+    assert "<i>Further reading:</i> Researcher track" in page
+
+
+# --- non-contiguous grad_out --------------------------------------------------------
+
+VIEWS_GRAD_OUT = next(w[1] for w in WRONG if w[0] == "backward views grad_out flat")
+
+
+def test_a_backward_that_views_grad_out_fails_in_training_once_the_output_is_transposed():
+    """What the non-contiguous-grad-out words claim, on this torch."""
+    x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    VIEWS_GRAD_OUT.apply(x).sum().backward()  # a contiguous-enough grad_out: fine
+    for downstream in (lambda y: (y.t() * torch.ones(4, 3)).sum(), lambda y: y.sum(0).pow(2).sum()):
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            downstream(VIEWS_GRAD_OUT.apply(x)).backward()
+    reshapes = next(c[1] for c in CORRECT if c[0] == "grad_out reshaped, not viewed")
+    (reshapes.apply(x).t() * torch.ones(4, 3)).sum().backward()
+
+
+def test_gradcheck_and_gradgradcheck_pass_a_backward_that_views_grad_out():
+    """Why the doctor sends its own non-contiguous grad_out: torch's checks do not catch this."""
+    x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(VIEWS_GRAD_OUT.apply, (x,))
+    assert torch.autograd.gradgradcheck(
+        VIEWS_GRAD_OUT.apply, (x,), gen_non_contig_grad_outputs=True
+    )
+
+
+def test_non_contiguous_grad_out_quotes_the_real_error_and_the_fix():
+    text = str(check_function(VIEWS_GRAD_OUT, cube))
+    assert "[non-contiguous-grad-out] backward raises when grad_out is not contiguous." in text
+    assert "stored transposed" in text and "RuntimeError: view size is not compatible" in text
+    assert "grad_out.reshape(...)" in text and "grad_out.contiguous()" in text
+    assert LESSON_SECTIONS["non-contiguous-grad-out"] in text
+
+
+def test_a_1d_function_gets_a_strided_grad_out_and_its_different_gradient_is_shown():
+    kernel = next(w for w in WRONG if w[0].startswith("a 1-D Function reading"))
+    text = str(check_function(kernel[1], cube, inputs=kernel[5]))
+    assert "every other element of a longer tensor" in text
+    assert (
+        "at x = -2: with a contiguous grad_out 23.52, with a non-contiguous one 23.52" not in text
+    )
+    assert "at x = -1.333: with a contiguous grad_out" in text
+
+
+def test_a_backward_that_raises_for_a_negative_grad_out_is_an_error_not_a_clean_bill():
+    positive_only = next(w[1] for w in WRONG if w[0] == "backward refuses a negative grad_out")
+    text = str(check_function(positive_only, cube))
+    assert "backward raised ValueError: grad_out must be positive" in text
+    assert "on the sample, with grad_out doubled and negated" in text

@@ -165,8 +165,14 @@ def spike_slope(x, slope, g):
     return g * slope * s * (1 - s)
 
 
+GATE_SCORES = torch.tensor([[0.5, -1.0, 2.0], [-0.5, 1.0, -2.0]], dtype=torch.float64)
+
+
 LESSONS_LIB = [
     (functions.Square, lambda x: x**2, None, None),
+    (functions.FlatCube, lambda x: x**3, None, None),
+    (functions.MatMul, torch.matmul, None, (BATCH, WEIGHT)),
+    (functions.MatMulFloat32, torch.matmul, None, (BATCH, WEIGHT)),
     (functions.Cube, lambda x: x**3, None, None),
     (functions.CubeWithSetupContext, lambda x: x**3, None, None),
     (functions.RoundSTE, torch.round, lambda x, g: g, None),
@@ -180,6 +186,8 @@ LESSONS_LIB = [
     (research.CubeOnceDifferentiable, lambda x: x**3, None, None),
     (research.NumpyConvolve, full_convolution, None, (BATCH[0], KERNEL)),
     (research.Heaviside, step, None, None),
+    (research.HardGate, lambda x, scores: x * (scores > 0), None, (BATCH, GATE_SCORES)),
+    (research.CubeInC, lambda x: x**3, None, None),
     (research.StableSoftplus, torch.nn.functional.softplus, None, None),
     (research.TanhStackSaved, lambda x, depth: research.tanh_stack(x, depth), None, (BATCH, 3)),
     (research.TanhStackRecompute, lambda x, depth: research.tanh_stack(x, depth), None, (BATCH, 3)),

@@ -182,3 +182,9 @@ def test_output_shaped_evidence_is_placed_by_output_with_the_input_beside_it():
     total = (torch.tensor([True]), (w,), ["w"], torch.tensor([6.0]), torch.tensor([0.0]))
     assert evidence_lines(*total) == ("at output[0]: expected 6, got 0",)
     assert evidence_lines(*total, output=1) == ("at output 1[0]: expected 6, got 0",)
+
+
+def test_evidence_lines_word_the_two_values_as_told_when_expected_would_mislead():
+    x = torch.tensor([1.0, 2.0], dtype=F64)
+    lines = evidence_lines(x > 1, (x,), ["x"], x, x**2, at=0, says="backward changed it to {got}")
+    assert lines == ("at x = 2: backward changed it to 4",)

@@ -12,8 +12,10 @@ from lessons_lib.probe import (
     is_function,
     preserved_global_state,
     run_function,
+    trace_non_finite,
     vjp,
 )
+from lessons_lib.samples import non_contiguous
 
 X = torch.tensor([-1.5, 0.0, 2.0], dtype=torch.float64)
 
@@ -164,3 +166,145 @@ def test_a_caller_under_no_grad_still_gets_the_graph_and_its_gradients():
         assert engine_run(Cube, (x,)).grads[0].item() == 12.0
         assert run_function(Cube, (x,)).grads[0].item() == 12.0
         assert not torch.is_grad_enabled()  # and the caller's mode is left as it was
+
+
+class SquaresSavedX(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x.pow_(2) * grad_out
+
+
+class ZeroesSavedOutput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x**3
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, y = ctx.saved_tensors
+        y.data.zero_()  # behind the version counter
+        return grad_out * 3 * x**2
+
+
+def test_engine_run_finds_the_saved_tensors_backward_changed_and_what_they_were():
+    run = engine_run(SquaresSavedX, (X,))
+    (change,) = run.mutated_saved
+    assert change.role == ("input", 0) and change.counted and change.position == 0
+    assert change.before.tolist() == X.tolist() and change.after.tolist() == (X**2).tolist()
+    # backward is still called raw (on a fresh forward), and the engine's gradient kept
+    assert run.failure is None and run.raw[0].tolist() == (3 * X**2).tolist()
+    assert run.scaled[0].tolist() == (-6 * X**2).tolist()
+    assert run.grads[0].tolist() == (3 * X**2).tolist()
+    assert engine_run(Cube, (X,)).mutated_saved == []
+
+
+def test_a_saved_output_changed_behind_the_version_counter_is_found_and_outputs_kept_as_made():
+    run = engine_run(ZeroesSavedOutput, (X,))
+    (change,) = run.mutated_saved
+    assert change.role == ("output", 0) and not change.counted and change.position == 1
+    assert run.outputs[0].tolist() == (X**3).tolist()  # what forward returned, not the zeros
+
+
+class ViewsGradOut(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return (grad_out.view(-1) * 3 * x.reshape(-1) ** 2).view(x.shape)
+
+
+GRID = torch.arange(12, dtype=torch.float64).reshape(3, 4)
+
+
+def test_non_contiguous_keeps_the_values_transposes_a_grid_and_strides_a_line():
+    grid, line = non_contiguous(GRID), non_contiguous(X)
+    assert torch.equal(grid, GRID) and grid.stride() == (1, 3)
+    assert torch.equal(line, X) and line.stride() == (2,)
+    assert non_contiguous(torch.ones(1)) is None and non_contiguous(torch.ones(())) is None
+    assert non_contiguous(torch.ones(3, 1)).stride() == (2, 2)
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        grid.view(-1)
+
+
+def test_engine_run_calls_backward_again_with_the_relaid_grad_out_and_keeps_its_error():
+    run = engine_run(ViewsGradOut, (GRID,), relayout=non_contiguous)
+    assert run.failure is None and run.rearranged is None
+    assert run.rearranged_failure.kind == "RuntimeError"
+    assert "view size is not compatible" in run.rearranged_failure.message
+    fine = engine_run(Cube, (GRID,), relayout=non_contiguous)
+    assert torch.equal(fine.rearranged[0], fine.raw[0]) and fine.rearranged_failure is None
+    assert engine_run(Cube, (GRID,)).rearranged is None  # only when asked
+
+
+class PositiveGradOutOnly(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        if (grad_out < 0).any():
+            raise ValueError("negative")
+        return 2 * grad_out
+
+
+def test_a_backward_raising_for_the_scaled_grad_out_is_recorded_not_swallowed():
+    run = engine_run(PositiveGradOutOnly, (X,))
+    assert run.failure is None and run.scaled is None
+    assert str(run.scaled_failure) == "backward raised ValueError: negative"
+
+
+class CubeFromOutput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x**3
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return 3 * y ** (2 / 3) * grad_out
+
+
+class NaiveSigmoid(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.sigmoid(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.exp(-x) / (1 + torch.exp(-x)) ** 2
+
+
+def test_trace_non_finite_finds_the_operation_that_made_nan_at_that_element():
+    (step,) = trace_non_finite(CubeFromOutput, (X,), lambda out, k: torch.ones_like(out), 0, (0,))
+    assert step.op == "pow" and step.args[0] == -3.375 and step.args[1] == pytest.approx(2 / 3)
+    assert math.isnan(step.result)
+    assert (
+        trace_non_finite(CubeFromOutput, (X,), lambda out, k: torch.ones_like(out), 0, (2,)) == []
+    )
+
+
+def test_trace_non_finite_follows_an_overflow_to_the_nan_it_turned_into():
+    x = torch.tensor([-1000.0, 1.0], dtype=torch.float64)
+    overflow, nan = trace_non_finite(
+        NaiveSigmoid, (x,), lambda out, k: torch.ones_like(out), 0, (0,)
+    )
+    assert (overflow.op, overflow.args, overflow.result) == ("exp", (1000.0,), math.inf)
+    assert nan.op == "div" and nan.args == (math.inf, math.inf) and math.isnan(nan.result)
+    assert torch.is_grad_enabled()
