@@ -57,6 +57,8 @@ def cube_grad(x: torch.Tensor) -> torch.Tensor:
 _CUBE_X = (2.0, -1.0, 0.5, 3.0)
 _CUBE_GRAD_OUT = (10.0, 2.0, -1.0, 0.5)
 _CUBE_HINT_CALL = "check_cube(Cube, hint={})"
+# Part 1's one pointer, to the beginner track's heading where grad_out * 3 * x**2 is read.
+READ_BEGINNER = "Beginner track, “The notepad in use: Cube”"
 _CUBE_HINTS = (
     Hint(
         "the idea",
@@ -234,7 +236,7 @@ def _cube_multiplies_case(grad: torch.Tensor, x: torch.Tensor, grad_out: torch.T
         fix = "The sign is flipped, which would push learning the wrong way. Remove the minus."
     else:
         fix = f"{arrived}; backward should give back grad_out times 3·x² for each number."
-    return Case(_MULTIPLIES, False, expected, plain(got), fix)
+    return Case(_MULTIPLIES, False, expected, plain(got), fix, READ_BEGINNER)
 
 
 def _cube_doctor_case(fn: type) -> Case:
@@ -460,7 +462,7 @@ def _case_cube_chain(candidate: Callable, cube: type | None) -> Case:
             fix = (
                 "Your Cube's backward ignores grad_out. The .sum() in cube_grad sends grad_out "
                 "of all ones, which hides it, but after any other step the gradient is wrong: "
-                "fix Cube's backward first (the check under the Cube cell names the line)."
+                "fix Cube's backward first (check_cube(Cube), in Part 1, names the line)."
             )
             return Case(name, False, expected, short(got), fix, READ["chain"])
     fix = "Your Cube's backward differs from the course's Cube. " + doctor

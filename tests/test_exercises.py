@@ -13,12 +13,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lessons_lib import Cube, cube_grad
-from lessons_lib.exercises import READ, check_cube, check_cube_grad
+from lessons_lib.exercises import READ, READ_BEGINNER, check_cube, check_cube_grad
 
 
 @given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), max_size=30))
-def test_cube_grad_is_three_x_squared(data):
+def test_cube_grad_is_three_x_squared_as_autograd_of_x_cubed_says(data):
     x = torch.tensor(data, dtype=torch.float64)
+    leaf = x.clone().requires_grad_(True)
+    (autograd,) = torch.autograd.grad((leaf**3).sum(), leaf)
+    torch.testing.assert_close(cube_grad(x), autograd)
     torch.testing.assert_close(cube_grad(x), 3 * x**2)
 
 
@@ -128,7 +131,7 @@ class Cube(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
-        return 3 * x**2  # TODO: the chain rule is still missing here
+        return 3 * x**2  # TODO: this line forgets grad_out
 """
 
 FIRST_DRAFT = """
@@ -690,21 +693,29 @@ def test_the_html_view_shows_the_first_problem_escaped():
     assert "Read more:</i> Developer track" in check_cube_grad(learner(FORMULA))._repr_html_()
 
 
-def test_every_section_named_in_a_fix_is_a_developer_track_heading():
+def headings(track):
+    """The headings of a lesson 1 notebook, as its markdown spells them."""
     import json
     from pathlib import Path
 
-    path = Path(__file__).parents[1] / "notebooks/01-custom-function/2-developer.ipynb"
-    headings = {
+    path = Path(__file__).parents[1] / f"notebooks/01-custom-function/{track}.ipynb"
+    return {
         line.lstrip("#").strip()
         for c in json.loads(path.read_text())["cells"]
         if c["cell_type"] == "markdown"
         for line in "".join(c["source"]).splitlines()
         if line.startswith("#")
     }
+
+
+def test_every_section_named_in_a_fix_is_a_heading_of_that_track():
+    developer = headings("2-developer")
     for section in READ.values():
         track, heading = section.split(", “")
-        assert track == "Developer track" and heading.rstrip("”") in headings, section
+        assert track == "Developer track" and heading.rstrip("”") in developer, section
+    track, heading = READ_BEGINNER.split(", “")
+    assert track == "Beginner track" and heading.rstrip("”") in headings("1-beginner")
+    assert check_cube(cell(STARTER_CUBE)["Cube"]).first_failure.read == READ_BEGINNER
 
 
 # --- fresh-reader mistakes: an alias is not a copy; an int check that never fires ------
@@ -1024,9 +1035,7 @@ CUBE_CASES = [
 def beginners_cube(last_line, saved="(x,) = ctx.saved_tensors", forward="ctx.save_for_backward(x)"):
     """The starter Cube with backward's last line (and optionally the notepad lines) replaced."""
     source = (
-        STARTER_CUBE.replace(
-            "return 3 * x**2  # TODO: the chain rule is still missing here", last_line
-        )
+        STARTER_CUBE.replace("return 3 * x**2  # TODO: this line forgets grad_out", last_line)
         .replace("(x,) = ctx.saved_tensors", saved)
         .replace("ctx.save_for_backward(x)", forward)
     )
@@ -1171,3 +1180,21 @@ def test_check_cube_speaks_only_the_beginner_tracks_words():
     for text in texts:
         for word in PART_1_UNTAUGHT:
             assert word not in text, (word, text)
+
+
+def test_part_1_of_the_notebook_uses_only_the_beginner_tracks_words():
+    """The exercise opens with a part a learner fresh from the beginner track can read: its
+    text and code (not the doctor's stored report) avoid words that track never taught."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "notebooks/exercises/your-own-backward-pass.ipynb"
+    cells = json.loads(path.read_text())["cells"]
+    sources = ["".join(c["source"]) for c in cells]
+    start = next(i for i, s in enumerate(sources) if s.startswith("## Part 1"))
+    end = next(i for i, s in enumerate(sources) if s.startswith("## Part 2"))
+    assert start < end
+    part_1 = "\n".join(sources[start:end])
+    for word in [*PART_1_UNTAUGHT[:-1], "detach", "dtype", "graph", "contract", "float32"]:
+        assert word not in part_1, word
+    assert "check_cube(Cube)" in part_1 and "check_function(Cube, lambda x: x**3)" in part_1
