@@ -192,7 +192,8 @@ CATALOGUE = (
         "passes-everything",
         "backward lets every gradient through, also where the clamp blocked it",
         "Check the gradient outside [0, 1], where it must be 0: gradcheck at points below 0 "
-        "and above 1 does it, and so does comparing with grad_out * ((x >= 0) & (x <= 1)).",
+        "and above 1 does it, and so does comparing with grad_out * ((x > 0) & (x < 1)) away "
+        "from 0 and 1.",
         passes_everything,
     ),
     BrokenClamp(
