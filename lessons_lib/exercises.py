@@ -225,6 +225,11 @@ def _cube_multiplies_case(grad: torch.Tensor, x: torch.Tensor, grad_out: torch.T
         )
     elif torch.allclose(got, grad_out * x**2):
         fix = "The slope of x³ is 3·x²: the 3 is missing. Multiply grad_out by 3 * x**2."
+    elif torch.allclose(got, grad_out * 6 * x):
+        fix = (
+            "backward multiplied by 3 * x * 2, which is 6·x: in Python * multiplies, and "
+            "'squared' is written **. Multiply grad_out by 3 * x**2."
+        )
     elif torch.allclose(got, grad_out * 3 * x) or torch.allclose(got, grad_out * 2 * x):
         fix = "The slope of x³ is 3·x², with x squared. Multiply grad_out by 3 * x**2."
     elif torch.allclose(got, grad_out * x**3):
@@ -258,6 +263,12 @@ _DOCTOR_FIXES = {
         "backward changed grad_out itself (with *= or a method whose name ends in _). grad_out "
         "is not Cube's to change: other steps may read it later. Make a new tensor instead: "
         "return grad_out * 3 * x**2."
+    ),
+    "mutates-saved": (
+        "backward changed x itself (with a method whose name ends in _, such as x.pow_(2), "
+        "or with *=). That x is the caller's own tensor, read back from the notepad: after "
+        "one training step it would hold x² instead of x. Make a new tensor instead: "
+        "3 * x**2."
     ),
     "ctx-tensor": (
         "forward wrote x on the notepad as ctx.x = x. Tensors go on the notepad the official "

@@ -1080,6 +1080,8 @@ def test_check_cube_passes_the_course_cube_and_fails_the_starter():
         ("return (grad_out * 3 * x**2).sum()", 1, "no .sum()"),
         ("return grad_output * 3 * x**2", 1, "the upstream gradient is called grad_out"),
         ("grad_out *= 3 * x**2\n        return grad_out", 3, "backward changed grad_out itself"),
+        ("return grad_out * 3 * x * 2", 2, "in Python * multiplies, and 'squared' is written **"),
+        ("return 3 * x.pow_(2) * grad_out", 3, "backward changed x itself"),
     ],
     ids=[
         "white-lie",
@@ -1094,6 +1096,8 @@ def test_check_cube_passes_the_course_cube_and_fails_the_starter():
         "summed",
         "name-error",
         "in-place",
+        "times-two",
+        "saved-x-changed",
     ],
 )
 def test_check_cube_names_each_wrong_backward_a_beginner_writes(last_line, case, says):
