@@ -444,6 +444,8 @@ EDGE_READ = {
     "choose": f"{_PART1}, “Choosing the upstream gradient yourself”",
 }
 EDGE_HINT_CALL = "check_edge_test(my_edge_test, hint={})"
+_EDGE_UNEVEN = "sends each point its own upstream gradient"
+_FAILS_CORRECT = "your test also fails a correct Clamp01 (see above)"
 EDGE_CORRECT = (
     ("the course's Clamp01 (correct)", CORRECT[0]),
     ("a Clamp01 that gives back 0 at exactly 0 and 1 (also correct)", CORRECT[2]),
@@ -551,10 +553,6 @@ def check_edge_test(my_edge_test: object, hint: int = 0) -> SuiteCheck:
         cases.append(Case(missed.name, True) if outcome.found else missed)
     cases.append(_edge_uneven_case(first))
     return SuiteCheck(name, cases, _edge_hints(), EDGE_HINT_CALL).hint(hint)
-
-
-_EDGE_UNEVEN = "sends each point its own upstream gradient"
-_FAILS_CORRECT = "your test also fails a correct Clamp01 (see above)"
 
 
 def _gives_true_or_false(outcome: Outcome) -> Case:
@@ -697,7 +695,8 @@ def _hints() -> tuple[Hint, ...]:
             "point near 0 or 1; (grad,) = torch.autograd.grad(clamp(x), x, grad_out) with an "
             "uneven grad_out, a copy made by grad_out.clone() to compare with afterwards, "
             "grad_out * ((x > 0) & (x < 1)) as the expected gradient off the edges, and "
-            "grad_out.clamp(max=0) <= grad <= grad_out.clamp(min=0) on them; for random "
+            "((grad_out.clamp(max=0) <= grad) & (grad <= grad_out.clamp(min=0))).all() on "
+            "them; for random "
             "inputs, an inner function decorated with @given(st.lists(st.floats(-3, 3), "
             "min_size=2)) from hypothesis, called at the end of my_checks.",
         ),
@@ -779,8 +778,9 @@ def _fix_for_correct(
             "one answer where either is right. Clamp01's slope jumps from 0 to 1 at x = 0 and "
             "from 1 to 0 at x = 1, so the derivative does not exist there, and any value "
             "between the one-sided slopes is a valid gradient: between 0 and grad_out. At "
-            "exactly 0 and 1 accept anything in that range, grad_out.clamp(max=0) <= grad <= "
-            "grad_out.clamp(min=0), and demand grad_out strictly inside and 0 strictly outside.",
+            "exactly 0 and 1 accept anything in that range, (grad_out.clamp(max=0) <= grad) & "
+            "(grad <= grad_out.clamp(min=0)), and demand grad_out strictly inside and 0 "
+            "strictly outside.",
             READ["kinks"],
         )
     if isinstance(error, GradcheckError):
