@@ -5,7 +5,12 @@ wrong with it, in words a beginner knows, and never raises; the answer itself wa
 the hint ladder (the idea, then where it lives, then the line).
 """
 
+import dis
+import inspect
+import re
+import types
 import warnings
+from dataclasses import replace
 
 import torch
 
@@ -73,8 +78,86 @@ def _straight_through_cases(fn: type) -> list[Case]:
     shape_case = _round_backward_shape_case(run, x)
     if not shape_case.passed:
         untested = "not checked yet: fix the problem above first"
-        return [forward_case, shape_case, Case(_PASSES_ON, False, got=untested)]
-    return [forward_case, shape_case, _round_backward_value_case(run.grads[0], x, grad_out)]
+        cases = [forward_case, shape_case, Case(_PASSES_ON, False, got=untested)]
+    else:
+        value_case = _round_backward_value_case(run.grads[0], x, grad_out)
+        cases = [forward_case, shape_case, value_case]
+    return _name_what_backward_is_not_given(fn, run, cases)
+
+
+def _name_what_backward_is_not_given(fn: type, run: Run, cases: list[Case]) -> list[Case]:
+    """Replace the first backward problem's fix when backward read a name it is not given.
+
+    A learner who writes `return x`, or copies Cube's line, reads the notebook's own x (or,
+    in a fresh kernel, no x at all): the size error or the numbers shown are the notebook's,
+    and only naming that tells the learner what happened.
+    """
+    failing = next((i for i, case in enumerate(cases[1:], 1) if not case.passed), None)
+    if failing is None:
+        return cases
+    missing = _undefined_name(run)
+    outside = _outside_tensors(fn)
+    got = cases[failing].got
+    if missing is not None:
+        fix = _not_given_fix(missing, None)
+    elif outside:
+        name, value = next(iter(outside.items()))
+        fix = _not_given_fix(name, value)
+        if run.failure is None and any(grad is value for grad in run.grads):
+            got += f"  (the notebook's own {name})"  # backward gave it back as it is
+    else:
+        return cases
+    return [*cases[:failing], replace(cases[failing], got=got, fix=fix), *cases[failing + 1 :]]
+
+
+def _undefined_name(run: Run) -> str | None:
+    """The name backward used that Python could not find (a NameError), else None."""
+    failure = run.failure
+    if failure is None or failure.stage != "backward" or failure.kind != "NameError":
+        return None
+    found = re.match(r"name '(\w+)' is not defined", failure.message)
+    return found.group(1) if found else None
+
+
+def _outside_tensors(fn: type) -> dict[str, torch.Tensor]:
+    """The tensors backward reads from outside itself (the notebook's globals), by name."""
+    backward = inspect.unwrap(getattr(fn, "backward", None))
+    code = getattr(backward, "__code__", None)
+    found: dict[str, torch.Tensor] = {}
+    if code is None:
+        return found
+    known = getattr(backward, "__globals__", {})
+    codes = [code]
+    while codes:  # backward's own code, then any lambda or comprehension inside it
+        current = codes.pop()
+        for step in dis.get_instructions(current):
+            name = step.argval
+            is_read = step.opname in ("LOAD_GLOBAL", "LOAD_NAME")
+            if is_read and isinstance(known.get(name), torch.Tensor):
+                found.setdefault(name, known[name])
+        codes.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    return found
+
+
+def _not_given_fix(name: str, outside: torch.Tensor | None) -> str:
+    """Why backward cannot use `name`: it receives only ctx and grad_out."""
+    if outside is not None:
+        start = (
+            f"backward used {name}, a tensor from outside it: the notebook's own {name}, "
+            f"{_plain(outside)}, left there by an earlier cell, not the numbers this check "
+            "sent into forward. "
+        )
+    else:
+        start = f"backward used the name {name}, which does not exist inside it. "
+    rule = f"backward receives only ctx and grad_out; {name} is not given to it"
+    if name == "x":
+        rule += (
+            " (Cube saved x on the notepad in forward; MyRound needs no x: the white lie "
+            "passes grad_out back unchanged)"
+        )
+    elif outside is None:
+        rule = "Check the spelling: " + rule
+    return f"{start}{rule}. backward must build its answer from grad_out."
 
 
 def _plain(value: object) -> str:

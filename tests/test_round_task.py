@@ -194,3 +194,63 @@ def test_no_fix_hands_out_the_answer_but_the_third_hint_does():
 def test_a_hint_level_that_is_not_a_number_shows_no_hint_and_does_not_raise():
     starter = my_round(lambda ctx, grad_out: ...)
     assert "Hint 1" not in str(check_straight_through(starter, hint="two"))
+
+
+def notebook_round(line, **notebook_globals):
+    """MyRound as a notebook cell defines it: its backward sees the notebook's globals."""
+    namespace = {"torch": torch, **notebook_globals}
+    source = (
+        "class MyRound(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return torch.round(x)\n\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad_out):\n"
+        f"        return {line}\n"
+    )
+    exec(source, namespace)  # a learner's cell, written out
+    return namespace["MyRound"]
+
+
+# The notebook's x when a learner reaches the task: the three numbers of the white-lie cells.
+NOTEBOOK_X = torch.tensor([0.4, 1.6, 2.5], requires_grad=True)
+NOT_GIVEN = (
+    "backward receives only ctx and grad_out; x is not given to it (Cube saved x on the "
+    "notepad in forward; MyRound needs no x: the white lie passes grad_out back unchanged)"
+)
+
+
+def test_returning_the_notebooks_x_names_it_as_a_tensor_from_outside_backward():
+    """A fresh reader's `return x`: the numbers shown are the notebook's x, and it says so."""
+    first = round_problem(notebook_round("x", x=NOTEBOOK_X))
+    assert first.name == "backward gives back one thing"
+    assert first.got == "[0.4, 1.6, 2.5]  (the notebook's own x)"
+    assert "backward used x, a tensor from outside it: the notebook's own x" in first.fix
+    assert NOT_GIVEN in first.fix and "build its answer from grad_out" in first.fix
+    assert "Pass grad_out back whole" not in first.fix
+
+
+@pytest.mark.parametrize(
+    "notebook_x", [NOTEBOOK_X, torch.tensor([2.0])], ids=["three-numbers", "one-number"]
+)
+def test_copying_cubes_line_says_backward_is_not_given_x(notebook_x):
+    """Cube's return line with the notebook's x: a size error, or (one number) a wrong value."""
+    first = round_problem(notebook_round("grad_out * 3 * x**2", x=notebook_x))
+    assert NOT_GIVEN in first.fix and "the notebook's own x" in first.fix
+    assert "Read the error" not in first.fix
+
+
+def test_copying_cubes_line_in_a_fresh_kernel_names_the_missing_x():
+    first = round_problem(notebook_round("grad_out * 3 * x**2"))
+    assert first.got == "backward stopped with an error: NameError: name 'x' is not defined"
+    assert NOT_GIVEN in first.fix and "Read the error" not in first.fix
+    assert "return grad_out" not in first.fix  # the answer waits in the hint ladder
+
+
+def test_returning_x_in_a_fresh_kernel_names_the_missing_x():
+    first = round_problem(notebook_round("x"))
+    assert NOT_GIVEN in first.fix
+
+
+def test_a_correct_backward_beside_a_notebook_x_still_passes():
+    assert check_straight_through(notebook_round("grad_out", x=NOTEBOOK_X)).ok
