@@ -214,11 +214,23 @@ def _describe(value: object) -> str:
     if isinstance(value, torch.Tensor):
         return f"a tensor holding {value.numel()} numbers"
     if isinstance(value, tuple | list):
-        return f"{a_or_an(type(value).__name__)} of {len(value)} things"
+        things = "thing" if len(value) == 1 else "things"
+        return f"{a_or_an(type(value).__name__)} of {len(value)} {things}"
     return a_or_an(type(value).__name__)
 
 
 def _not_one_number_fix(value: object) -> str:
+    if isinstance(value, tuple) and len(value) == 1:  # `return (...) / (2 * h),`
+        return (
+            "my_nudge gave back its answer inside a tuple (a list in round brackets), "
+            "because of a comma: in Python a comma after a value makes a tuple, so remove the "
+            "comma at the end of the return line."
+        )
+    if isinstance(value, list) and len(value) == 1:
+        return (
+            "my_nudge gave back its answer inside a list, in square brackets. Give back the "
+            "number alone: remove the square brackets around it."
+        )
     if isinstance(value, tuple | list):
         return (
             f"my_nudge gave back {len(value)} things, separated by commas. Combine them into one "

@@ -250,3 +250,16 @@ def test_f_dot_apply_is_explained_as_f_already_being_the_step():
 def test_missing_brackets_fail_both_examples_not_one_by_coincidence():
     check = check_nudge(lambda f, x, h: f(x + h) - f(x - h) / (2 * h))
     assert [c.passed for c in check.cases] == [True, False, False]
+
+
+def test_a_stray_comma_after_the_return_line_is_named():
+    """`return (...) / (2 * h),` gives back a 1-tuple: say which comma to remove."""
+    first = first_problem(named(lambda f, x, h: ((f(x + h) - f(x - h)) / (2 * h),)))
+    assert first.got == "a tuple of 1 thing"
+    assert "remove the comma at the end of the return line" in first.fix
+    assert "1 things" not in first.fix and "Combine them" not in first.fix
+
+
+def test_one_number_in_square_brackets_is_asked_for_alone():
+    first = first_problem(named(lambda f, x, h: [(f(x + h) - f(x - h)) / (2 * h)]))
+    assert first.got == "a list of 1 thing" and "square brackets" in first.fix
