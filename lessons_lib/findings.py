@@ -5,6 +5,7 @@ and the evidence. checks.py decides *whether* a mistake is there; this module on
 says it, so the wording of every code lives in one place.
 """
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -34,19 +35,21 @@ CODES = (
     "ctx-tensor",
 )
 
-# Where each mistake is taught: (track, section heading), as the notebooks spell them. A
+# Where each mistake is taught: (track, section heading), as the notebooks spell them, or
+# None where no section teaches it (NO_SECTION then says what the report itself explains). A
 # developer reads their own track first; the researcher track is further reading, or the
 # one place an idea is taught (ONLY_RESEARCHER).
 DEV, RES = "Developer track", "Researcher track"  # lesson 1's
 CHECK_DEV = "Lesson 2 developer track"
-SECTIONS = {
+SECTIONS: dict[str, tuple[str, str] | None] = {
     "not-a-function": (DEV, "A complete custom operation"),
-    "error": (DEV, "The walkthrough"),
+    "error": None,  # an error in the learner's own code: the message and the fix say it
     "mutates-input": (DEV, "Why save_for_backward: the version-counter safety net"),
-    "forward": (DEV, "A complete custom operation"),
+    # forward compared with a reference (no-lower-bound, zero-at-one), and why gradcheck cannot
+    "forward": (CHECK_DEV, "What gradcheck finds, and what the doctor finds"),
     "grad-count": (DEV, "Mistake 2: the wrong number of gradients"),
     "non-tensor-grad": (DEV, "One gradient per forward input"),
-    "grad-shape": (DEV, "One gradient per forward input"),
+    "grad-shape": None,  # the developer tracks never show a gradient's shape going wrong
     "no-gradient": (DEV, "One gradient per forward input"),
     "mutates-saved": (DEV, "Why save_for_backward: the version-counter safety net"),
     "mutates-grad-out": (DEV, "Mistake 6: writing into grad_out"),
@@ -54,14 +57,23 @@ SECTIONS = {
     "non-finite": (RES, "3.3 A numerically superior hand derivative"),
     "gradient": (DEV, "Mistake 3: a wrong derivative that runs fine"),
     "non-contiguous-grad-out": (DEV, "Mistake 7: a backward that assumes grad_out is contiguous"),
-    "grad-dtype": (DEV, "One gradient per forward input"),
+    "grad-dtype": None,  # no lesson shows a backward that changes the dtype
     "double-backward": (CHECK_DEV, "gradgradcheck: the second derivative"),
     "jvp": (CHECK_DEV, "Forward mode, batched gradients, undefined gradients, non-determinism"),
     "ctx-tensor": (DEV, "Mistake 1: tensors stashed on ctx"),
 }
+NO_SECTION = {  # what "Read more" says where no lesson section covers the idea
+    "error": "no lesson section covers errors in your own code: PyTorch's message above names "
+    "the problem, and for the messages learners meet most, “How to fix it” adds the usual cause",
+    "grad-shape": "no developer section covers a gradient's shape: “Why it matters” and "
+    "“How to fix it” above explain it",
+    "grad-dtype": "no lesson section covers a gradient's dtype: “Why it matters” and “How to "
+    "fix it” above explain it",
+}
 FURTHER_READING = {
     "double-backward": ((RES, "Double backward: differentiable ops, or an honest refusal"),),
     "jvp": ((RES, "The `setup_context` form, and `torch.func`"),),  # how to write a jvp
+    "grad-shape": ((RES, "1. What you are really defining: a VJP"),),  # each shaped like its input
 }
 ONLY_RESEARCHER = {  # no developer track teaches these: what "Read more" adds
     "non-finite": "the developer tracks do not cover NaN and overflow in a derivative",
@@ -73,7 +85,9 @@ def cite(track: str, heading: str) -> str:
     return f"{track}, “{heading}”"
 
 
-LESSON_SECTIONS = {code: cite(*where) for code, where in SECTIONS.items()}
+LESSON_SECTIONS = {
+    code: cite(*where) if where else NO_SECTION[code] for code, where in SECTIONS.items()
+}
 
 
 @dataclass(frozen=True)
@@ -113,17 +127,44 @@ def not_a_function(fn: object) -> Finding:
     )
 
 
+ERROR_HINTS = (  # (words in PyTorch's message, the usual cause and its fix)
+    (
+        "positional argument",
+        "forward takes ctx first, then one parameter per input given to apply.",
+    ),
+    (
+        "must implement either the backward or vjp",
+        "Define a @staticmethod backward(ctx, grad_out).",
+    ),
+    (
+        "Boolean value of Tensor with more than one value is ambiguous",
+        "Python's and, or, not and if, and a chained comparison such as 0 <= x <= 1, each ask "
+        "a tensor for one True or False, which a tensor of several numbers cannot give (with "
+        "one number it works, which hides the mistake). Combine masks elementwise with &, | and "
+        "~, each comparison in parentheses: (x >= 0) & (x <= 1).",
+    ),
+)
+_BITWISE = (
+    "& and | bind more tightly than comparisons, so x >= 0 & x <= 1 means x >= (0 & x) <= 1: "
+    "it computes 0 & x first, and & has no meaning for floating-point numbers. Put each "
+    "comparison in parentheses: (x >= 0) & (x <= 1)."
+)
+
+
+def error_hint(message: str) -> str:
+    """The usual cause of an error message learners meet, and its fix; "" for any other."""
+    if "bitwise_" in message and "not implemented for" in message:  # 0 & x on floats
+        return _BITWISE
+    return next((hint for words, hint in ERROR_HINTS if words in message), "")
+
+
 def error(stage: str, kind: str, message: str, where: str = "") -> Finding:
-    hint = ""
-    if "positional argument" in message:
-        hint = " forward takes ctx first, then one parameter per input given to apply."
-    elif kind == "NotImplementedError" and stage == "backward":
-        hint = " Define a @staticmethod backward(ctx, grad_out)."
+    hint = error_hint(message)
     return Finding(
         "error",
         f"{stage} raised {kind}: {message}",
         "A step that raises stops every forward or backward pass through it.",
-        f"Read the message above and fix that line of {stage}.{hint}",
+        f"Read the message above and fix that line of {stage}." + (f" {hint}" if hint else ""),
         (f"on {where}",) if where else (),
     )
 
@@ -401,20 +442,34 @@ def non_finite(
     )
 
 
+GRADIENT_FIX = (
+    "Work out again the slope of what forward computes (its local derivative: 3·x² for x³, "
+    "say), and return grad_out times that slope (lesson 2 shows how to confirm it with "
+    "gradcheck)."
+)
+SURROGATE_NOTE = " If a different gradient is deliberate (a surrogate), pass it as grad_reference."
+FORWARD_FIRST_FIX = (
+    "Fix forward first (its problem is reported above), then run the doctor again. Your "
+    "backward may be right for the forward you wrote: the doctor compares it with the "
+    "intended forward's gradient, while gradcheck, which trusts your forward, would pass it. "
+    "Either way, backward must then match the corrected forward: grad_out times its slope."
+)
+
+
 def gradient(name: str, evidence: tuple[str, ...], surrogate: bool = False) -> Finding:
-    fix = (
-        "Re-derive the local derivative of forward, and confirm with torch.autograd.gradcheck "
-        "in float64."
-    )
-    if surrogate:  # the true gradient is zero here: perhaps a deliberate straight-through rule
-        fix += " If a different gradient is deliberate (a surrogate), pass it as grad_reference."
+    # surrogate: the true gradient is zero here, so a different one may be a deliberate rule
     return Finding(
         "gradient",
         f"The gradient for {name} is wrong: backward's values differ from the intended ones.",
         "A wrong-but-plausible backward trains quietly worse, with no error anywhere.",
-        fix,
+        GRADIENT_FIX + (SURROGATE_NOTE if surrogate else ""),
         evidence,
     )
+
+
+def after_wrong_forward(finding: Finding) -> Finding:
+    """A gradient finding in a report that also says forward is wrong: fix forward first."""
+    return dataclasses.replace(finding, fix=FORWARD_FIRST_FIX)
 
 
 def non_contiguous_grad_out(

@@ -404,6 +404,20 @@ WRONG = [
         None,
         ["error"],
     ),
+    (
+        "Python's and on a mask of several numbers",
+        function("ClampPythonAnd", save_mask(lambda x: (x >= 0) and (x <= 1)), lambda ctx, g: g),
+        clamp01,
+        None,
+        ["error"],
+    ),
+    (
+        "& before the comparisons: x >= 0 & x <= 1",
+        function("ClampPrecedence", save_mask(lambda x: x >= 0 & x <= 1), lambda ctx, g: g),
+        clamp01,
+        None,
+        ["error"],
+    ),
     # chain-rule, said precisely
     (
         "grad_out plus the derivative",

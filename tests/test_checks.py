@@ -10,7 +10,7 @@ import torch
 from torch.autograd import Function
 from torch.autograd.function import once_differentiable
 
-from lessons_lib import Clamp, Cube, RoundSTE
+from lessons_lib import Clamp, Cube, RoundSTE, broken_clamps
 from lessons_lib.checks import CODES, LESSON_SECTIONS, check_function, default_inputs
 from lessons_lib.errors import InputError, LessonError
 from tests.doctor_catalogue import BOUNDED, CORRECT, WRONG, clamp_lo_hi
@@ -113,6 +113,74 @@ def test_error_reports_quote_the_exception_not_a_traceback():
     text = str(check_function(typo, cube))
     assert "forward raised NameError: name 'undefined_name' is not defined" in text
     assert "Traceback" not in text
+
+
+def error_text(name: str) -> str:
+    entry = next(w for w in WRONG if w[0] == name)
+    return str(check_function(entry[1], entry[2]))
+
+
+def test_pythons_and_on_a_mask_is_explained_with_the_elementwise_operators():
+    text = error_text("Python's and on a mask of several numbers")
+    assert "Boolean value of Tensor with more than one value is ambiguous" in text
+    assert "Combine masks elementwise with &, | and ~" in text
+    assert "(x >= 0) & (x <= 1)" in text
+
+
+def test_an_operator_precedence_mask_is_explained_with_parentheses():
+    """`x >= 0 & x <= 1` computes `0 & x` first, which floats refuse: the fix says why."""
+    text = error_text("& before the comparisons: x >= 0 & x <= 1")
+    assert "not implemented for 'Double'" in text
+    assert "x >= 0 & x <= 1 means x >= (0 & x) <= 1" in text
+    assert "Put each comparison in parentheses: (x >= 0) & (x <= 1)" in text
+
+
+def test_an_error_sends_nobody_to_a_section_that_does_not_cover_it():
+    text = error_text("Python's and on a mask of several numbers")
+    assert "The walkthrough" not in text
+    assert "Read more: no lesson section covers errors in your own code" in text
+
+
+def test_only_a_missing_backward_is_told_to_define_one():
+    """A NotImplementedError raised inside a backward that exists is not a missing backward."""
+
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * (x >= 0 | x <= 1)  # `0 | x` first: not implemented for floats
+
+    written = function("ClampOrPrecedence", save_and(lambda x: x.clamp(0, 1)), backward)
+    text = str(check_function(written, lambda x: x.clamp(0, 1)))
+    assert "backward raised NotImplementedError" in text
+    assert "Define a @staticmethod backward" not in text
+    assert "Define a @staticmethod backward" in error_text("no backward defined")
+
+
+def test_a_wrong_gradient_is_fixed_in_plain_words_then_pointed_to_gradcheck():
+    """Exercise 1's Part 1 shows this report to beginners, who have not met gradcheck yet."""
+    slope = function("SlopeCube", save_and(cube), lambda ctx, g: g * 3 * ctx.saved_tensors[0])
+    text = str(check_function(slope, cube))
+    fix = text.split("How to fix it: ")[1].split("\n")[0]
+    assert fix.startswith("Work out again the slope of what forward computes")
+    assert fix.endswith("(lesson 2 shows how to confirm it with gradcheck).")
+    assert "float64" not in fix and "torch.autograd.gradcheck" not in fix
+
+
+def test_a_gradient_that_matches_a_wrong_forward_says_fix_forward_first():
+    """NoLowerBound's backward is right for its own wrong forward: gradcheck passes it, so
+    "re-derive the derivative and confirm with gradcheck" would send the learner in a circle."""
+    wrong_forward = broken_clamps.no_lower_bound()
+    x = torch.tensor([-1.5, -0.5, 0.25, 0.75, 1.5], dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(wrong_forward.apply, (x,))
+    report = check_function(wrong_forward, lambda t: t.clamp(0, 1))
+    assert report.codes == ["forward", "gradient"]
+    gradient = report.findings[1]
+    assert gradient.fix.startswith("Fix forward first")
+    assert "may be right for the forward you wrote" in gradient.fix
+    assert "gradcheck" in gradient.fix and "would pass it" in gradient.fix
+    # found on a later sample only, the gradient finding still says it
+    later = check_function(wrong_forward, lambda t: t.clamp(0, 1), inputs=torch.tensor([0.5, 2.0]))
+    assert later.codes == ["forward", "gradient"]
+    assert later.findings[1].fix.startswith("Fix forward first")
 
 
 def test_learner_html_is_escaped():

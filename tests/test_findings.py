@@ -32,17 +32,89 @@ def headings(notebook: str) -> set[str]:
     return titles | {t.removesuffix(OPTIONAL) for t in titles if t.endswith(OPTIONAL)}
 
 
+def section_text(notebook: str, heading: str) -> str:
+    """The markdown and code of a section: from its heading to the next heading as high."""
+    cells = json.loads((ROOT / notebook).read_text())["cells"]
+    text, level = [], 0
+    for cell in cells:
+        source = "".join(cell["source"])
+        first = source.split("\n", 1)[0]
+        if cell["cell_type"] == "markdown" and first.startswith("#"):
+            depth = len(first) - len(first.lstrip("#"))
+            title = first.lstrip("#").strip().removesuffix(OPTIONAL)
+            if level and depth <= level:
+                break
+            if title == heading:
+                level = depth
+        if level:
+            text.append(source)
+    return "\n".join(text)
+
+
 @pytest.mark.parametrize("code", CODES)
-def test_every_read_more_names_a_heading_of_its_track(code):
-    track, heading = SECTIONS[code]
+def test_every_read_more_names_a_heading_of_its_track_or_says_none_covers_it(code):
+    where = SECTIONS[code]
+    if where is None:
+        assert LESSON_SECTIONS[code] == findings.NO_SECTION[code]
+        assert LESSON_SECTIONS[code].startswith("no ") and "above" in LESSON_SECTIONS[code]
+        return
+    track, heading = where
     assert heading in headings(TRACKS[track]), f"{code}: no heading {heading!r} in {track}"
     assert LESSON_SECTIONS[code] == f"{track}, “{heading}”"
 
 
-@pytest.mark.parametrize("code", sorted(FURTHER_READING))
-def test_every_further_reading_names_a_heading_of_its_track(code):
-    for track, heading in FURTHER_READING[code]:
-        assert heading in headings(TRACKS[track]), f"{code}: no heading {heading!r} in {track}"
+# What a section must show to cover each code's idea (found by reading each one).
+COVERS = {
+    "not-a-function": ["show_source(Cube)", "Cube.apply", "recorded your class in the graph"],
+    "mutates-input": ["in-place", "mark_dirty"],
+    "forward": ["no-lower-bound", "zero-at-one", "compares both with a reference"],
+    "grad-count": ["forgets the two `None`s", "one value per forward input"],
+    "non-tensor-grad": ["`None` for the two numbers"],
+    "no-gradient": ['"no gradient"'],
+    "mutates-saved": ["version counter", "in-place change", "refuses"],
+    "mutates-grad-out": ["grad_out.mul_"],
+    "chain-rule": ["ignored", "(5 * y).sum()"],
+    "non-finite": ["overflow"],
+    "gradient": ["gradcheck", "3 * x  # wrong"],
+    "non-contiguous-grad-out": ["view", "reshape", "strides"],
+    "double-backward": ["gradgradcheck", "detach"],
+    "jvp": ["check_forward_ad", "jvp"],
+    "ctx-tensor": ["ctx.x = x", "save_for_backward"],
+}
+
+
+@pytest.mark.parametrize("code", sorted(COVERS))
+def test_every_cited_section_really_covers_its_codes_idea(code):
+    """'Read more' sends a learner where the idea is shown, not only where the word appears."""
+    track, heading = SECTIONS[code]
+    text = section_text(TRACKS[track], heading)
+    for words in COVERS[code]:
+        assert words in text, (code, heading, words)
+
+
+def test_only_codes_that_no_section_covers_have_none():
+    assert {code for code, where in SECTIONS.items() if where is None} == set(findings.NO_SECTION)
+    assert set(COVERS) | set(findings.NO_SECTION) == set(CODES)
+
+
+def test_a_wrong_forward_reads_where_a_forward_is_compared_with_a_reference():
+    """Not "A complete custom operation", which runs Cube and compares no forward with anything."""
+    assert SECTIONS["forward"] == (
+        findings.CHECK_DEV,
+        "What gradcheck finds, and what the doctor finds",
+    )
+
+
+def test_an_error_is_not_sent_to_a_section_that_does_not_cover_it():
+    """The walkthrough covers no error, least of all `and` on tensors or `x >= 0 & x <= 1`."""
+    assert SECTIONS["error"] is None
+    assert "Walkthrough" not in LESSON_SECTIONS["error"].title()
+    assert "“How to fix it” adds the usual cause" in finding("error").section
+
+
+def test_a_gradients_shape_is_further_reading_where_the_researcher_track_states_it():
+    ((track, heading),) = FURTHER_READING["grad-shape"]
+    assert "each shaped like its input" in section_text(TRACKS[track], heading)
 
 
 def finding(code: str) -> findings.Finding:
@@ -52,6 +124,9 @@ def finding(code: str) -> findings.Finding:
 def test_a_developer_reads_their_own_track_first_and_the_researcher_track_as_further_reading():
     """Where a developer track teaches the idea, 'Read more' cites it, never the researcher's."""
     for code in CODES:
+        if SECTIONS[code] is None:
+            assert finding(code).section == findings.NO_SECTION[code]
+            continue
         track, _ = SECTIONS[code]
         if code in findings.ONLY_RESEARCHER:
             assert track == findings.RES
