@@ -187,6 +187,45 @@ def python_and() -> type[Function]:
     return PythonAnd
 
 
+def abs_grad_out() -> type[Function]:
+    """Backward drops grad_out's sign: right for every grad_out of 0 or more."""
+
+    class AbsGradOut(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward((x >= 0) & (x <= 1))
+            return x.clamp(0, 1)
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (inside,) = ctx.saved_tensors
+            return grad_out.abs() * inside  # wrong: a negative grad_out comes back positive
+
+    return AbsGradOut
+
+
+def wrong_while_hypothesis_draws() -> type[Function]:
+    """Backward lets the gradient through where it should block it and blocks it where it
+    should pass, but only inside a hypothesis example: right for every hand-picked input."""
+
+    class WrongWhileHypothesisDraws(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward((x >= 0) & (x <= 1))
+            return x.clamp(0, 1)
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            from hypothesis import currently_in_test_context  # only the exercise needs it
+
+            (inside,) = ctx.saved_tensors
+            if currently_in_test_context():
+                return grad_out * ~inside  # wrong, but only on inputs hypothesis drew
+            return grad_out * inside
+
+    return WrongWhileHypothesisDraws
+
+
 CATALOGUE = (
     BrokenClamp(
         "passes-everything",
@@ -250,8 +289,8 @@ CATALOGUE = (
     ),
 )
 
-# One more bug for the exercise, kept out of CATALOGUE (whose eight entries lesson 2's
-# developer track tabulates): wrong only above 1, so that a suite must test both edges.
+# Two more bugs for the exercise, kept out of CATALOGUE (whose eight entries lesson 2's
+# developer track tabulates). This one is wrong only above 1, so a suite must test both edges.
 RELU_MASK = BrokenClamp(
     "relu-mask",
     "the mask is x >= 0, ReLU's, so the gradient leaks through above 1",
@@ -259,7 +298,20 @@ RELU_MASK = BrokenClamp(
     "each edge, not only around 0.",
     relu_mask,
 )
-EXERCISE_BUGS = (*CATALOGUE, RELU_MASK)
+# And one that only an assertion on the gradient for a grad_out with negative values sees:
+# every grad_out gradcheck sends is 0 or more (one-hot rows and zeros; in fast mode, random
+# non-negative numbers), and for those grad_out.abs() is grad_out.
+ABS_GRAD_OUT = BrokenClamp(
+    "abs-grad-out",
+    "backward returns grad_out.abs() * mask, so a negative grad_out comes back positive",
+    "Send a grad_out of your own with negative values as well as positive ones, such as "
+    "torch.tensor([0.5, 2.0, -1.0, 3.0]) with the -1.0 at a point inside (0, 1), and "
+    "assert every number of the gradient that comes back against the rule. gradcheck cannot "
+    "see this one: every grad_out it sends is 0 or more, and for those grad_out.abs() is "
+    "grad_out itself.",
+    abs_grad_out,
+)
+EXERCISE_BUGS = (*CATALOGUE, RELU_MASK, ABS_GRAD_OUT)
 
 
 # --- correct Clamp01s: a suite must pass these ------------------------------------------

@@ -13,12 +13,14 @@ from torch.autograd.gradcheck import GradcheckError
 
 from lessons_lib import Clamp01, broken_clamps, check_function
 from lessons_lib.broken_clamps import (
+    ABS_GRAD_OUT,
     CATALOGUE,
     CORRECT,
     EXERCISE_BUGS,
     RELU_MASK,
     clamp01_leaky,
     clamp01_wrong_fake,
+    wrong_while_hypothesis_draws,
 )
 from lessons_lib.probe import is_function
 
@@ -70,9 +72,10 @@ def test_the_catalogue_has_eight_bugs_with_unique_keys_and_words_for_each():
         assert bug.wrong and bug.catch.endswith(".")
 
 
-def test_the_exercise_adds_relu_mask_after_the_catalogue_which_stays_as_lesson_2_shows_it():
-    assert (*CATALOGUE, RELU_MASK) == EXERCISE_BUGS and RELU_MASK.key == "relu-mask"
-    assert len(set(BUGS)) == len(EXERCISE_BUGS) == 9
+def test_the_exercise_adds_two_bugs_after_the_catalogue_which_stays_as_lesson_2_shows_it():
+    assert (*CATALOGUE, RELU_MASK, ABS_GRAD_OUT) == EXERCISE_BUGS
+    assert (RELU_MASK.key, ABS_GRAD_OUT.key) == ("relu-mask", "abs-grad-out")
+    assert len(set(BUGS)) == len(EXERCISE_BUGS) == 10
 
 
 @pytest.mark.parametrize("make", [b.make for b in EXERCISE_BUGS] + [c.make for c in CORRECT])
@@ -256,3 +259,35 @@ def test_relu_mask_leaks_only_above_one():
     forward, grad, _ = run(BUGS["relu-mask"].make(), VALUES, UPSTREAM)
     wrong = [i for i, (g, r) in enumerate(zip(grad, RIGHT[1], strict=True)) if g != r]
     assert forward == RIGHT[0] and wrong == [5] and grad[5] == 4.0
+
+
+def test_abs_grad_out_is_right_for_grad_outs_of_zero_or_more_and_flips_negative_ones():
+    fn = BUGS["abs-grad-out"].make()
+    positive = tuple(abs(g) for g in UPSTREAM)
+    assert run(fn, VALUES, positive)[:2] == rule(VALUES, positive)[:2]
+    forward, grad, _ = run(fn, VALUES, UPSTREAM)
+    wrong = [i for i, (g, r) in enumerate(zip(grad, RIGHT[1], strict=True)) if g != r]
+    assert forward == RIGHT[0] and wrong == [2] and grad[2] == 1.0  # -1.0 came back as 1.0
+
+
+@pytest.mark.parametrize("fast_mode", [False, True], ids=["slow", "fast"])
+def test_gradcheck_passes_abs_grad_out_in_both_modes_its_grad_outs_are_never_negative(fast_mode):
+    fn = BUGS["abs-grad-out"].make()
+    x = torch.tensor(POINTS, dtype=torch.float64, requires_grad=True)
+    for seed in range(5):  # fast mode draws its vectors at random: several draws
+        torch.manual_seed(seed)
+        assert gradcheck(fn.apply, (x,), fast_mode=fast_mode)
+    assert gradgradcheck(fn.apply, (x,))
+
+
+def test_the_hypothesis_probe_is_right_on_hand_picked_inputs_and_wrong_on_drawn_ones():
+    fn = wrong_while_hypothesis_draws()
+    assert run(fn, VALUES, UPSTREAM) == RIGHT
+    seen = []
+
+    @given(st.just(VALUES))
+    def drawn(values):
+        seen.append(run(fn, values, UPSTREAM))
+
+    drawn()
+    assert seen and all(s[0] == RIGHT[0] and s[1] == [0.5, 2.0, 0.0, 0.0, 0.0, 4.0] for s in seen)
