@@ -45,7 +45,7 @@ def cube_grad(x: torch.Tensor) -> torch.Tensor:
         )
     # A fresh leaf that shares x's values but none of its autograd state.
     leaf = x.detach().requires_grad_(True)
-    with torch.enable_grad():  # works even inside a caller's torch.no_grad()
+    with torch.enable_grad():  # recording on, also inside a caller's torch.no_grad()
         (grad,) = torch.autograd.grad(Cube.apply(leaf).sum(), leaf)
     return grad
 
@@ -300,7 +300,8 @@ def _cube_grad_hints() -> tuple[Hint, ...]:
             "Let autograd do the differentiating, through your Cube, on a private copy of x: "
             "make a copy that autograd may record, run your Cube on it, add the results up "
             "into one number, and ask for the gradient of that number with respect to the "
-            "copy. Before all that, refuse a tensor that is not floating-point.",
+            "copy, with recording switched on even where the caller switched it off. Before "
+            "all that, refuse a tensor that is not floating-point.",
         ),
         Hint(
             "the PyTorch calls",
@@ -308,7 +309,9 @@ def _cube_grad_hints() -> tuple[Hint, ...]:
             ".requires_grad_(True) lets autograd record steps on it; Cube.apply(copy) runs "
             "your Function and puts it in the graph; .sum() makes one number; "
             "torch.autograd.grad(total, copy) returns a tuple holding the gradient, and fills "
-            "no .grad anywhere; x.is_floating_point() is False for integer tensors.",
+            "no .grad anywhere; the lines inside `with torch.enable_grad():` record even "
+            "within a caller's torch.no_grad(); x.is_floating_point() is False for integer "
+            "tensors.",
         ),
         Hint(
             "the answer",
@@ -401,6 +404,15 @@ def _case_non_leaf(candidate: Callable, cube: type | None) -> Case:
             + _COPY,
         )
     return case
+
+
+NO_GRAD = "works inside the caller's torch.no_grad()"
+
+
+def _case_no_grad(candidate: Callable, cube: type | None) -> Case:
+    """Called where the caller switched recording off, cube_grad still gives the gradient."""
+    with torch.no_grad():
+        return _compare(candidate, cube, NO_GRAD, _values(), caller_no_grad=True)
 
 
 def _case_uses_cube(candidate: Callable, cube: type | None) -> Case:
@@ -613,6 +625,7 @@ _CUBE_GRAD_CASES = (
     _case_leaf,
     _case_non_leaf,
     _case_integer,
+    _case_no_grad,
 )
 
 _NO_CUBE = "no Function named Cube where cube_grad was written"
@@ -632,10 +645,12 @@ def _compare(
     name: str,
     x: torch.Tensor,
     source: torch.Tensor | None = None,
+    caller_no_grad: bool = False,
 ) -> Case:
     """Call candidate(x); compare with the course's cube_grad; check x was left alone.
 
     `source` is what a non-leaf x was made from: where a gradient leaks to instead of x.grad.
+    `caller_no_grad`: the call runs inside the caller's torch.no_grad().
     """
     want = cube_grad(x)
     before = (x.detach().clone(), x.requires_grad, x.grad)
@@ -645,6 +660,8 @@ def _compare(
             got = candidate(x)
         except Exception as error:
             fix, read = _fix_for_error(error, usage)
+            if caller_no_grad and "does not require grad" in str(error):
+                fix, read = _CALLER_NO_GRAD, ""
             return Case(name, False, expected, _error_text(error), fix, read)
     if isinstance(got, torch.Tensor) and got.shape == want.shape and got.dtype == want.dtype:
         got = got.detach()
@@ -998,6 +1015,11 @@ _GRAD_OUT_SHAPE = (
     "The tensor you passed to .backward(...) (or as grad_outputs) must have the shape of "
     "Cube.apply's result, one number per element. Simpler: take the .sum() first and call "
     ".backward() with no argument, or torch.autograd.grad(total, copy)."
+)
+_CALLER_NO_GRAD = (
+    "The caller switched recording off with torch.no_grad(), and that switch still holds "
+    "inside cube_grad, so Cube.apply recorded nothing to differentiate. Switch recording back "
+    "on for your own steps: put them inside `with torch.enable_grad():`."
 )
 _RECORDING_OFF = (
     "Cube.apply ran with recording switched off (inside torch.no_grad()), so nothing was "

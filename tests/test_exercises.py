@@ -88,7 +88,9 @@ CASE_NAMES = [
     "a tensor that requires grad is left alone",
     "a non-leaf (the result of other steps)",
     "an integer tensor is refused with a clear error",
+    "works inside the caller's torch.no_grad()",
 ]
+NO_GRAD = CASE_NAMES[-1]
 NUMERIC = [n for n in CASE_NAMES if "Cube" not in n and "integer" not in n]
 _cells = itertools.count()
 
@@ -159,7 +161,7 @@ def on_a_copy(x):
 def test_the_reference_answer_passes_every_case():
     check = check_cube_grad(cube_grad)
     assert check.ok and [c.name for c in check.cases] == CASE_NAMES
-    assert str(check).splitlines()[0] == "cube_grad: all 11 checks passed. Well done!"
+    assert str(check).splitlines()[0] == "cube_grad: all 12 checks passed. Well done!"
     assert check.first_failure is None
     assert "Stuck?" not in str(check)  # no hint offered to a finished answer
 
@@ -186,10 +188,14 @@ def cube_grad(x):
 """
 
 
-@pytest.mark.parametrize("source", [FORMULA, AUTOGRAD_OF_X_CUBED], ids=["formula", "x**3"])
-def test_right_numbers_without_the_learners_cube_are_caught(source):
+@pytest.mark.parametrize(
+    ("source", "also"),
+    [(FORMULA, []), (AUTOGRAD_OF_X_CUBED, [NO_GRAD])],  # autograd of x**3 needs recording on
+    ids=["formula", "x**3"],
+)
+def test_right_numbers_without_the_learners_cube_are_caught(source, also):
     check = check_cube_grad(learner(source))
-    assert failed(check) == ["your Cube's backward did the work"]
+    assert failed(check) == ["your Cube's backward did the work", *also]
     first = check.first_failure
     assert (
         first.got == "calls of Cube.apply: 0, of Cube.forward by hand: 0; runs of your backward: 0"
@@ -307,14 +313,59 @@ def test_the_first_draft_is_told_to_work_on_a_copy():
     assert "x.detach()" in first.fix and "never for x" in first.fix
 
 
+def test_backward_on_a_detached_copy_really_raises_inside_a_callers_no_grad():
+    """The fact the no_grad check rests on, on torch itself; the course's answer is immune."""
+    x = torch.tensor([1.0, 2.0])
+    with torch.no_grad(), pytest.raises(RuntimeError, match="does not require grad"):
+        on_a_copy(x)
+    with torch.no_grad():
+        assert cube_grad(x).tolist() == [3.0, 12.0]
+
+
+def test_a_caller_who_switched_recording_off_gets_the_gradient_or_a_specific_fix():
+    """A .backward() on a detached copy, with a dtype check, passed all 11 checks before."""
+    check = check_cube_grad(
+        learner(f"""
+def cube_grad(x):
+    {FLOATS_ONLY}
+    leaf = x.detach().requires_grad_(True)
+    Cube.apply(leaf).sum().backward()
+    return leaf.grad
+""")
+    )
+    assert failed(check) == [NO_GRAD]
+    first = check.first_failure
+    assert first.got == (
+        "it raised RuntimeError: element 0 of tensors does not require grad and does not have "
+        "a grad_fn"
+    )
+    assert first.fix.startswith("The caller switched recording off with torch.no_grad()")
+    assert first.fix.endswith("put them inside `with torch.enable_grad():`.")
+    fixed = learner(f"""
+def cube_grad(x):
+    {FLOATS_ONLY}
+    leaf = x.detach().requires_grad_(True)
+    with torch.enable_grad():
+        Cube.apply(leaf).sum().backward()
+    return leaf.grad
+""")
+    assert check_cube_grad(fixed).ok
+
+
+def test_the_hints_name_the_callers_no_grad_and_enable_grad():
+    calls = str(check_cube_grad(first_draft, hint=2))
+    assert "with recording switched on even where the caller switched it off" in calls
+    assert "`with torch.enable_grad():` record even within a caller's torch.no_grad()" in calls
+
+
 def test_the_first_failure_no_longer_gives_the_whole_answer():
     fix = check_cube_grad(first_draft).first_failure.fix
     assert "autograd.grad" not in fix and ".sum()" not in fix
 
 
-def test_a_copy_without_a_dtype_check_fails_only_the_integer_case():
+def test_a_copy_without_a_dtype_check_fails_the_integer_case_and_the_callers_no_grad():
     check = check_cube_grad(on_a_copy)
-    assert failed(check) == ["an integer tensor is refused with a clear error"]
+    assert failed(check) == ["an integer tensor is refused with a clear error", NO_GRAD]
     first = check.first_failure
     assert first.got.startswith("it raised RuntimeError") and "is_floating_point" in first.fix
 
@@ -364,7 +415,7 @@ def cube_grad(x):
 
 def test_a_changed_dtype_names_the_dtype_to_keep():
     check = check_cube_grad(learner(WRONG_DTYPE))
-    assert failed(check) == ["float64 stays float64"]
+    assert failed(check) == ["float64 stays float64", NO_GRAD]
     assert "dtype" not in check.first_failure.got  # float32 is torch's default: no dtype shown
     assert "Keep the dtype of x (torch.float64)" in check.first_failure.fix
     assert ".float()" in check.first_failure.fix
@@ -790,8 +841,12 @@ def test_a_clone_named_x_really_sends_the_gradient_to_the_callers_tensor():
 
 def test_a_clone_named_x_is_told_the_callers_tensor_got_the_gradient():
     check = check_cube_grad(learner(RENAMED_CLONE))
-    assert failed(check) == [*CASE_NAMES[8:10], "an integer tensor is refused with a clear error"]
-    leaf, non_leaf = (c for c in check.cases if not c.passed and "integer" not in c.name)
+    assert failed(check) == [
+        *CASE_NAMES[8:10],
+        "an integer tensor is refused with a clear error",
+        NO_GRAD,
+    ]
+    leaf, non_leaf = (c for c in check.cases[8:10] if not c.passed)
     assert leaf.got == "None"
     assert leaf.fix.startswith(
         "`x = x.clone().requires_grad_(True)` gives the name x to your copy, so `return x.grad` "
