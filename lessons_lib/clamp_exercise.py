@@ -7,9 +7,11 @@ gradient is right; check_edge_test runs it on correct and broken Clamp01s.
 
 Part 2, after lesson 2's developer track: `my_checks(Clamp01Candidate)` raises (or returns
 False) when it finds a bug; check_my_checks runs it on every broken Clamp01 of
-lessons_lib.broken_clamps and on correct ones, watches that an uneven grad_out of the suite's
-own reached backward and that a property test ran, and says which bugs it caught, which it
-missed and how to catch those. In both parts a test that fails correct code is wrong too.
+lessons_lib.broken_clamps and on correct ones, and says which bugs it caught, which it missed
+and how to catch those. Two kinds of check are judged by what they catch, not by whether they
+ran: an uneven grad_out of the suite's own (it must catch abs-grad-out, which only an
+assertion on the gradient for a negative grad_out sees), and a property test (it must catch a
+Clamp01 whose backward is wrong only while hypothesis draws). In both parts a test that fails correct code is wrong too.
 Neither self-check raises.
 
 What is correct, everywhere: forward is torch.clamp(x, 0, 1); the gradient is grad_out where
@@ -38,6 +40,7 @@ from torch.autograd import Function
 from torch.autograd.gradcheck import GradcheckError
 
 from lessons_lib.broken_clamps import (
+    ABS_GRAD_OUT,
     CORRECT,
     EXERCISE_BUGS,
     BrokenClamp,
@@ -47,10 +50,46 @@ from lessons_lib.broken_clamps import (
     inverted_mask,
     passes_everything,
     relu_mask,
+    wrong_while_hypothesis_draws,
 )
 from lessons_lib.probe import Failure, is_function, preserved_global_state
 from lessons_lib.verdict import Case, ExerciseCheck, Hint, short
 from lessons_lib.watch import watching
+
+# --- where each idea is taught ------------------------------------------------------------
+# Every "read more" names a heading that exists and covers the idea (tests check each one).
+
+_PART1 = "This notebook, Part 1"
+_PART2 = "This notebook, Part 2"
+_L1_BEGINNER = "Lesson 1 beginner track"
+_L1_DEV = "Lesson 1 developer track"
+_DEV = "Lesson 2 developer track"
+# Part 1's pointers, into the beginner tracks and Part 1 itself.
+EDGE_READ = {
+    "tensors": f"{_L1_BEGINNER}, “Tensors and gradients”",
+    "apply": f"{_L1_BEGINNER}, “The notepad in use: Cube”",
+    "clamp": f"{_PART1}, “Clamp01: keep numbers between 0 and 1”",
+    "corners": f"{_PART1}, “The corners at 0 and 1”",
+    "choose": f"{_PART1}, “Choosing the upstream gradient yourself”",
+    "your turn": f"{_PART1}, “Your turn: my_edge_test”",
+}
+# Part 2's pointers, into the developer tracks and Part 2 itself (and Part 1's section on
+# choosing grad_out, the one place the course builds an uneven grad_out step by step).
+READ = {
+    "apply": f"{_L1_DEV}, “apply, never forward”",
+    "gradcheck": f"{_DEV}, “gradcheck: your backward against finite differences”",
+    "float64": f"{_DEV}, “float64, and why float32 fails”",
+    "switches": f"{_DEV}, “Forward mode, batched gradients, undefined gradients, "
+    "non-determinism (optional on a first pass)”",
+    "kinks": f"{_DEV}, “Inputs at kinks”",
+    "pytest": f"{_DEV}, “Testing a Function in a pytest file”",
+    "doctor": f"{_DEV}, “What gradcheck finds, and what the doctor finds”",
+    "uneven": EDGE_READ["choose"],
+    "must do": f"{_PART2}, “What your checks must do”",
+    "sends": f"{_PART2}, “What gradcheck sends backward”",
+    "every float": f"{_PART2}, “A property test over every float”",
+}
+
 
 # --- the answers ----------------------------------------------------------------------------
 
@@ -148,6 +187,7 @@ class Outcome:
     grad_outs: list[torch.Tensor] = field(default_factory=list)
     grads: list[torch.Tensor | None] = field(default_factory=list)
     example_nonfinite: set[str] = field(default_factory=set)  # "nan"/"inf" in the last example
+    backward_drawn: int = 0  # backward calls inside hypothesis's examples, gradcheck's included
 
 
 def _inside_gradcheck() -> bool:
@@ -192,6 +232,7 @@ def _observing(fn: type[Function], outcome: Outcome, skip_gradcheck: bool = True
         first = grad_outs[0] if grad_outs else None
         mine = isinstance(first, torch.Tensor) and not (skip_gradcheck and _inside_gradcheck())
         sent = first.detach().clone() if mine else None
+        outcome.backward_drawn += currently_in_test_context()
         result = backward(ctx, *grad_outs)
         if sent is not None:
             grad = result[0] if isinstance(result, tuple) and result else result
@@ -326,44 +367,65 @@ def _not_a_function(test: object, argument: str, call: str) -> Case | None:
     )
 
 
-def _common_error_fix(outcome: Outcome, name: str) -> str:
-    """The fix for a slip that stops any test before it can judge a correct Clamp01."""
+def _common_error_fix(outcome: Outcome, name: str, part: int) -> tuple[str, str] | None:
+    """The fix for a slip that stops any test before it can judge a correct Clamp01, and
+    where that is taught in Part `part`'s tracks ("" where no section is about it)."""
     error, message = outcome.error, str(outcome.error or "")
+    choose = EDGE_READ["choose"]
+    if isinstance(error, RuntimeError) and "floating point" in message and "gradients" in message:
+        dtype = "torch.float32" if part == 1 else "torch.float64"
+        return (
+            "Your points are whole numbers (integers), and PyTorch gives gradients only to "
+            "tensors of numbers with a decimal point (floating point): write -1.0, not -1 "
+            f"(or torch.tensor([...], dtype={dtype})).",
+            "",
+        )
     if isinstance(error, RuntimeError) and "does not require grad" in message:
         return (
             "Make the input with requires_grad=True before calling the Clamp01, so autograd "
-            "records the step and can give its gradient."
+            "records the step and can give its gradient.",
+            EDGE_READ["tensors"] if part == 1 else "",
         )
     if isinstance(error, RuntimeError) and "Mismatch in shape" in message:
-        return "grad_out needs exactly one number for each number of x, in the same shape."
+        return "grad_out needs exactly one number for each number of x, in the same shape.", choose
     if isinstance(error, RuntimeError) and "Boolean value of Tensor" in message:
         return (
             "An `if` or an `assert` met a tensor of several values, which is neither True nor "
-            "False: compare whole tensors with torch.equal(a, b), or use (a == b).all()."
+            "False: compare whole tensors with torch.equal(a, b), or use (a == b).all().",
+            EDGE_READ["your turn"],
         )
     if isinstance(error, RuntimeError) and "only for scalar outputs" in message:
         return (
             "backward() without an argument needs one number: pass an uneven grad_out, "
             "y.backward(grad_out) or torch.autograd.grad(y, x, grad_out). (y.sum().backward() "
-            "runs too, but sends only ones.)"
+            "runs too, but sends only ones.)",
+            choose,
         )
     if isinstance(error, NameError):
         return (
             f"{error.name} does not exist where {name} was written: run the cell that "
-            "defines or imports it first."
+            "defines or imports it first.",
+            "",
         )
     if isinstance(error, TypeError) and "positional argument" in message:
         return (
             f"{name} must take exactly one argument, the Clamp01 to check: "
-            f"def {name}(Clamp01Candidate): ..."
+            f"def {name}(Clamp01Candidate): ...",
+            EDGE_READ["your turn"] if part == 1 else READ["must do"],
         )
-    return ""
+    return None
 
 
 def _correct_case(
-    who: str, label: str, outcome: Outcome, fix: Callable[[], tuple[str, str]], note: str = ""
+    who: str,
+    label: str,
+    outcome: Outcome,
+    fix: Callable[[], tuple[str, str]],
+    note: str = "",
+    apply_read: str = READ["apply"],
 ) -> Case:
-    """The test `who` passes a correct Clamp01, and actually ran it; `fix` explains a failure."""
+    """The test `who` passes a correct Clamp01, and actually ran it; `fix` explains a failure
+    (`apply_read`: where the track the learner is on teaches apply)."""
     name = f"passes {label}"
     expected = f"{who} runs it through Clamp01Candidate.apply and finds nothing wrong"
     if outcome.forward_direct and (outcome.found or not outcome.applied):
@@ -374,7 +436,7 @@ def _correct_case(
             f"{who} called Clamp01Candidate.forward by hand {outcome.forward_direct} time(s)",
             "Call Clamp01Candidate.apply(x): forward alone records no backward, so none of "
             "your gradient checks tested the Clamp01 you were given.",
-            READ["gradcheck"],
+            apply_read,
         )
     if not outcome.applied and not outcome.found:
         return Case(
@@ -438,11 +500,6 @@ def _not_counted(name: str, why: str) -> Case:
 
 # --- Part 1: the edges, with an uneven upstream gradient -------------------------------------
 
-_PART1 = "This notebook, Part 1"
-EDGE_READ = {
-    "corners": f"{_PART1}, “The corners at 0 and 1”",
-    "choose": f"{_PART1}, “Choosing the upstream gradient yourself”",
-}
 EDGE_HINT_CALL = "check_edge_test(my_edge_test, hint={})"
 _EDGE_UNEVEN = "sends each point its own upstream gradient"
 _FAILS_CORRECT = "your test also fails a correct Clamp01 (see above)"
@@ -483,6 +540,15 @@ EDGE_BUGS = (
         "everywhere above 0, also past 1.",
     ),
 )
+# Where Part 1 teaches what catches each: the rule, shown on points outside and inside the
+# range, is in the section on Clamp01; a grad_out other than 1, in the one on choosing it.
+EDGE_READ_FOR_BUG = {
+    passes_everything: EDGE_READ["clamp"],
+    drops_grad_out: EDGE_READ["choose"],
+    inverted_mask: EDGE_READ["clamp"],
+    hardtanh_mask: EDGE_READ["clamp"],
+    relu_mask: EDGE_READ["clamp"],
+}
 
 
 def _edge_hints() -> tuple[Hint, ...]:
@@ -535,7 +601,7 @@ def check_edge_test(my_edge_test: object, hint: int = 0) -> SuiteCheck:
     cases = [answers]
     for label, clamp, outcome in runs:
         fix = functools.partial(_edge_fix_for_correct, outcome, clamp, passed, name)
-        cases.append(_correct_case("my_edge_test", label, outcome, fix))
+        cases.append(_correct_case("my_edge_test", label, outcome, fix, "", EDGE_READ["apply"]))
     if not all(c.passed for c in cases):
         cases += [_not_counted(n, _FAILS_CORRECT) for n in names[len(runs) :]]
         return SuiteCheck(name, cases, _edge_hints(), EDGE_HINT_CALL).hint(hint)
@@ -548,7 +614,7 @@ def check_edge_test(my_edge_test: object, hint: int = 0) -> SuiteCheck:
             f"my_edge_test gave back {short(outcome.result)}, so this broken Clamp01 would "
             "get through",
             catch,
-            EDGE_READ["choose"],
+            EDGE_READ_FOR_BUG[make],
         )
         cases.append(Case(missed.name, True) if outcome.found else missed)
     cases.append(_edge_uneven_case(first))
@@ -593,9 +659,9 @@ def _edge_fix_for_correct(
             "test just either side of them, such as -0.001 and 0.001.",
             EDGE_READ["corners"],
         )
-    common = _common_error_fix(outcome, name)
+    common = _common_error_fix(outcome, name, part=1)
     if common:
-        return common, EDGE_READ["choose"]
+        return common
     if outcome.error is None and outcome.grad_outs:
         return (
             "This Clamp01 is correct, so my_edge_test should give back True for it. For your "
@@ -645,30 +711,23 @@ def _edge_uneven_case(outcome: Outcome) -> Case:
 
 # --- Part 2: a full suite ----------------------------------------------------------------------
 
-_DEV = "Lesson 2 developer track"
-READ = {
-    "gradcheck": f"{_DEV}, “gradcheck: your backward against finite differences”",
-    "float64": f"{_DEV}, “float64, and why float32 fails”",
-    "kinks": f"{_DEV}, “Inputs at kinks”",
-    "pytest": f"{_DEV}, “Testing a Function in a pytest file”",
-    "doctor": f"{_DEV}, “What gradcheck finds, and what the doctor finds”",
-}
 # Where each bug's kind of check is taught.
 READ_FOR_BUG = {
-    "passes-everything": READ["gradcheck"],
-    "drops-grad-out": READ["gradcheck"],
-    "inverted-mask": READ["gradcheck"],
-    "hardtanh-mask": READ["kinks"],
+    "passes-everything": READ["gradcheck"],  # shows gradcheck catching this very bug
+    "drops-grad-out": READ["uneven"],  # shows this bug hiding behind a grad_out of ones
+    "inverted-mask": READ["gradcheck"],  # points on every stretch, inside (0, 1) included
+    "hardtanh-mask": READ["doctor"],  # shows it passing gradcheck on points inside (0, 1)
     "no-lower-bound": READ["doctor"],
     "zero-at-one": READ["doctor"],
     "writes-grad-out": READ["doctor"],
-    "python-and": READ["gradcheck"],
-    "relu-mask": READ["kinks"],
+    "python-and": READ["doctor"],  # its table: `and` raises on several elements
+    "relu-mask": READ["gradcheck"],  # points on every stretch, above 1 included
+    "abs-grad-out": READ["sends"],  # shows gradcheck passing it, and what catches it
 }
 
 HINT_CALL = "check_my_checks(my_checks, hint={})"
-UNEVEN = "sends backward an uneven grad_out of its own"
-PROPERTY = "runs a property test on many inputs drawn by hypothesis"
+UNEVEN = "asserts the gradient for an uneven grad_out of its own, negative values included"
+PROPERTY = "runs a property test that checks the gradient on many inputs drawn by hypothesis"
 RULE = (
     "forward is torch.clamp(x, 0, 1); the gradient is grad_out where 0 < x < 1 and 0 where "
     "x < 0 or x > 1; at exactly 0 and 1, where the slope jumps, any value between 0 and "
@@ -684,21 +743,24 @@ def _hints() -> tuple[Hint, ...]:
             "several inputs at once, in every stretch of the line (below -1, between -1 and "
             "0, inside, above 1) and exactly on 0 and 1; compare forward with torch.clamp; "
             "keep gradcheck's points away from the kinks at 0 and 1, and check the edges "
-            "yourself with an uneven grad_out that must come back unchanged: grad_out just "
-            "inside, 0 just outside, and anything between 0 and grad_out exactly on 0 and 1. "
-            "Then let hypothesis draw many inputs, bounded, and check the same rule on each.",
+            "yourself with an uneven grad_out, some of it negative, that must come back "
+            "unchanged; assert every number of the gradient: grad_out just inside, 0 just "
+            "outside, and anything between 0 and grad_out exactly on 0 and 1. Then let "
+            "hypothesis draw many inputs and grad_outs, bounded, and check the same rule, "
+            "gradient included, on each.",
         ),
         Hint(
             "the PyTorch calls",
             "clamp = Clamp01Candidate.apply; torch.equal(clamp(x), x.clamp(0, 1)) for forward; "
             "torch.autograd.gradcheck(clamp, (x,)) with x float64, requires_grad=True and no "
             "point near 0 or 1; (grad,) = torch.autograd.grad(clamp(x), x, grad_out) with an "
-            "uneven grad_out, a copy made by grad_out.clone() to compare with afterwards, "
-            "grad_out * ((x > 0) & (x < 1)) as the expected gradient off the edges, and "
-            "((grad_out.clamp(max=0) <= grad) & (grad <= grad_out.clamp(min=0))).all() on "
-            "them; for random "
-            "inputs, an inner function decorated with @given(st.lists(st.floats(-3, 3), "
-            "min_size=2)) from hypothesis, called at the end of my_checks.",
+            "uneven grad_out such as torch.tensor([0.5, 2.0, -1.0, 3.0, ...]), a copy made by "
+            "grad_out.clone() to compare with afterwards, grad_out * ((x > 0) & (x < 1)) as "
+            "the expected gradient off the edges, and ((grad_out.clamp(max=0) <= grad) & "
+            "(grad <= grad_out.clamp(min=0))).all() on them; for random inputs, an inner "
+            "function decorated with @given(st.lists(st.tuples(st.floats(-3, 3), "
+            "st.floats(-2, 2)), min_size=2)) from hypothesis, which draws a point and a "
+            "grad_out for each element, called at the end of my_checks.",
         ),
         Hint(
             "the answer",
@@ -710,7 +772,8 @@ def _hints() -> tuple[Hint, ...]:
 
 def check_my_checks(my_checks: object, hint: int = 0) -> SuiteCheck:
     """Part 2's self-check: run a learner's my_checks on correct and broken Clamp01s; say what
-    it caught and missed, and whether an uneven grad_out and a property test ran.
+    it caught and missed, and whether it asserts the gradient for an uneven grad_out of its
+    own and in a property test.
 
     `hint=1, 2, 3` also shows the idea, then the PyTorch calls, then the answer. Never raises.
     """
@@ -733,9 +796,18 @@ def check_my_checks(my_checks: object, hint: int = 0) -> SuiteCheck:
         for clamp, outcome in runs
     ]
     trusted = all(c.passed for c in cases)
-    cases += [_bug_case(bug, _run(my_checks, bug.make()), trusted, note) for bug in EXERCISE_BUGS]
+    # A suite that fails correct code "catches" everything: its catches are not run.
+    bugs = {bug.key: _run(my_checks, bug.make()) if trusted else None for bug in EXERCISE_BUGS}
+    cases += [_bug_case(bug, bugs[bug.key], trusted, note) for bug in EXERCISE_BUGS]
     course = runs[0][1]
-    cases += [_uneven_case(course, trusted), _property_case(course, trusted, source)]
+    # The property test's gradient is judged on a Clamp01 that is wrong only while
+    # hypothesis draws, so only a property test that checks the gradient can catch it.
+    enough = trusted and len(course.drawn) >= ENOUGH_EXAMPLES
+    probe = _run(my_checks, wrong_while_hypothesis_draws()) if enough else None
+    cases += [
+        _uneven_case(course, trusted, bugs[ABS_GRAD_OUT.key]),
+        _property_case(course, trusted, source, probe),
+    ]
     return SuiteCheck(name, cases, _hints(), HINT_CALL).hint(hint)
 
 
@@ -768,7 +840,7 @@ def _fix_for_correct(
             "on a correct Clamp01; an infinite grad_out times a mask's 0 gives NaN too. Bound "
             "what hypothesis draws: st.floats(-3, 3), which covers both edges, or "
             "st.floats(allow_nan=False, allow_infinity=False).",
-            READ["pytest"],
+            READ["every float"],
         )
     other = _splits_at_the_edges(clamp, passed)
     if other is not None and not isinstance(error, GradcheckError):
@@ -802,14 +874,14 @@ def _fix_for_correct(
                 READ["kinks"],
             )
         return (f"gradcheck failed on correct code. This Clamp01 is correct: {RULE}.", "")
-    common = _common_error_fix(outcome, "my_checks")
+    common = _common_error_fix(outcome, "my_checks", part=2)
     if common:
-        return common, READ["gradcheck"]
+        return common
     if isinstance(error, NotImplementedError) and "jvp" in message:
         return (
             "check_forward_ad=True needs a jvp, which no Clamp01 here defines: check backward "
             "(gradcheck's default) and leave forward mode out.",
-            READ["gradcheck"],
+            READ["switches"],
         )
     return (f"This Clamp01 is correct, so a check that fails it is wrong: {RULE}.", "")
 
@@ -861,9 +933,9 @@ def _read_source(my_checks: Callable) -> _Source:
     return source
 
 
-def _bug_case(bug: BrokenClamp, outcome: Outcome, trusted: bool, note: str = "") -> Case:
+def _bug_case(bug: BrokenClamp, outcome: Outcome | None, trusted: bool, note: str = "") -> Case:
     name = f"catches {bug.key}: {bug.wrong}"
-    if not trusted:
+    if not trusted or outcome is None:
         return _not_counted(name, "your checks also fail a correct Clamp01 (see above)")
     if outcome.found:
         return Case(name, True)
@@ -877,45 +949,105 @@ def _bug_case(bug: BrokenClamp, outcome: Outcome, trusted: bool, note: str = "")
     )
 
 
-def _uneven_case(outcome: Outcome, trusted: bool) -> Case:
-    """An uneven grad_out of the suite's own, not gradcheck's, reached backward."""
-    if not trusted:
+def _uneven_case(outcome: Outcome, trusted: bool, abs_run: Outcome | None) -> Case:
+    """An uneven grad_out of the suite's own, not gradcheck's, reached backward, and the suite
+    fails when the gradient for it is wrong: it catches abs-grad-out, which gradcheck cannot."""
+    if not trusted or abs_run is None:
         return _not_counted(UNEVEN, "your checks also fail a correct Clamp01 (see above)")
-    if any(_uneven(g) for g in outcome.grad_outs):
+    expected = (
+        "my_checks sends backward a grad_out of its own whose values differ, some of them "
+        "negative, and fails when the gradient that comes back is wrong"
+    )
+    if not any(_uneven(g) for g in outcome.grad_outs):
+        if outcome.grad_outs:
+            values = sorted({f"{g.flatten()[0].item():g}" for g in outcome.grad_outs})
+            got = f"every grad_out my_checks sent held one value repeated ({', '.join(values)})"
+        else:
+            got = "backward ran only inside gradcheck, with gradcheck's grad_outs"
+        return Case(
+            UNEVEN,
+            False,
+            expected,
+            got,
+            "Send one yourself, at points on and either side of 0 and 1: (grad,) = "
+            "torch.autograd.grad(clamp(x), x, grad_out) with grad_out = torch.tensor([0.5, "
+            "2.0, -1.0, 3.0, ...]), one value per point, some negative, then assert every "
+            "number of grad against the rule. y.sum().backward() sends ones, which a backward "
+            "that returns its mask instead of grad_out * mask passes. gradcheck's own "
+            "grad_outs (a 1 among zeros, then zeros) do not count here: they are never "
+            "negative, and never reach the edges, which gradcheck must stay away from.",
+            READ["uneven"],
+        )
+    if abs_run.found:
         return Case(UNEVEN, True)
-    if outcome.grad_outs:
-        values = sorted({f"{g.flatten()[0].item():g}" for g in outcome.grad_outs})
-        got = f"every grad_out my_checks sent held one value repeated ({', '.join(values)})"
+    pairs = [(g, grad) for g, grad in zip(abs_run.grad_outs, abs_run.grads, strict=True)]
+    flipped = [(g, grad) for g, grad in pairs if grad is not None and ((g < 0) & (grad > 0)).any()]
+    if flipped:
+        g, grad = flipped[0]
+        got = (
+            f"for grad_out = {_numbers(g)}, abs-grad-out gave back {_numbers(grad)}, a negative "
+            "grad_out turned positive, and my_checks found nothing wrong: it does not assert "
+            "every number of that gradient"
+        )
+    elif any((g < 0).any() for g, _ in pairs):
+        got = (
+            "the negative values of my_checks's grad_outs all reached points where the "
+            "gradient is 0 anyway, so it found nothing wrong with abs-grad-out, whose backward "
+            "turns a negative grad_out positive"
+        )
     else:
-        got = "backward ran only inside gradcheck, with gradcheck's grad_outs"
+        got = (
+            "every grad_out my_checks sent was 0 or more, and for those grad_out.abs() is "
+            "grad_out, so it found nothing wrong with abs-grad-out, whose backward turns a "
+            "negative grad_out positive"
+        )
     return Case(
         UNEVEN,
         False,
-        "backward receives, from my_checks itself, a grad_out whose values are not all equal",
+        expected,
         got,
-        "Send one yourself, at points on and either side of 0 and 1: (grad,) = "
-        "torch.autograd.grad(clamp(x), x, grad_out) with grad_out = torch.tensor([0.5, 2.0, "
-        "-1.0, 3.0, ...]), one value per point, then compare grad with the rule. "
-        "y.sum().backward() sends ones, which a backward that returns its mask instead of "
-        "grad_out * mask passes. gradcheck's own grad_outs (a 1 among zeros, then zeros) do "
-        "not count here: they never reach the edges, which gradcheck must stay away from.",
-        READ["kinks"],
+        "Sending an uneven grad_out is half the check; the other half is asserting what comes "
+        "back. Put negative values in it, at points inside (0, 1) too, and assert every "
+        "number of the gradient against the rule: grad == grad_out * ((x > 0) & (x < 1)) away "
+        "from 0 and 1, and between 0 and grad_out on them (check 3 of Part 2's answer). An "
+        "assertion on a few points only passes a backward that gets the others wrong.",
+        READ["sends"],
     )
 
 
-def _property_case(outcome: Outcome, trusted: bool, source: _Source) -> Case:
-    """A property test ran: hypothesis examples reached the candidate with many inputs."""
+def _property_case(outcome: Outcome, trusted: bool, source: _Source, probe: Outcome | None) -> Case:
+    """A property test ran on many drawn inputs, and checks the gradient: it catches a
+    Clamp01 (`probe`) whose backward is wrong only inside hypothesis's examples."""
     if not trusted:
         return _not_counted(PROPERTY, "your checks also fail a correct Clamp01 (see above)")
     drawn = len(outcome.drawn)
-    if drawn >= ENOUGH_EXAMPLES:
+    expected = (
+        f"at least {ENOUGH_EXAMPLES} different inputs drawn by hypothesis reach "
+        "Clamp01Candidate.apply, and the property test fails when the gradient for them is wrong"
+    )
+    if probe is not None and probe.found:
         return Case(PROPERTY, True)
     how = (
-        "A property test is an inner function decorated with @given(st.lists(st.floats(-3, "
-        "3), min_size=2)) that builds x = torch.tensor(values, dtype=torch.float64, "
-        "requires_grad=True) from what hypothesis draws, checks clamp(x) and its gradient "
-        "against the rule, and is called at the end of my_checks."
+        "A property test is an inner function decorated with @given(st.lists(st.tuples("
+        "st.floats(-3, 3), st.floats(-2, 2)), min_size=2)) that builds x = torch.tensor(values, "
+        "dtype=torch.float64, requires_grad=True) and grad_out from what hypothesis draws, "
+        "checks clamp(x) and the gradient torch.autograd.grad(clamp(x), x, grad_out) against "
+        "the rule, and is called at the end of my_checks."
     )
+    if probe is not None:
+        ran = "backward never ran in it" if not probe.backward_drawn else "backward ran in it"
+        got = (
+            f"your property test ran on {drawn} drawn inputs ({ran}), and found nothing wrong "
+            "with a Clamp01 whose backward is wrong only while hypothesis draws (it lets the "
+            "gradient through where the clamp blocks it, and blocks it inside (0, 1))"
+        )
+        fix = (
+            "Check the gradient in your property test, not only forward: draw a grad_out as "
+            "well, compute (grad,) = torch.autograd.grad(clamp(x), x, grad_out), and assert "
+            "every number of grad against the rule, as check 4 of Part 2's answer does. "
+            "Between hand-picked points, only a property test looks."
+        )
+        return Case(PROPERTY, False, expected, got, fix, READ["pytest"])
     if source.uncalled:
         test = source.uncalled[0]
         got = f"{test} is defined but never called, so hypothesis drew nothing"
@@ -932,12 +1064,4 @@ def _property_case(outcome: Outcome, trusted: bool, source: _Source) -> Case:
     else:
         got = "my_checks has no property test: nothing drawn by hypothesis reached the Clamp01"
         fix = how
-    return Case(
-        PROPERTY,
-        False,
-        f"at least {ENOUGH_EXAMPLES} different inputs drawn by hypothesis reach "
-        "Clamp01Candidate.apply",
-        got,
-        fix,
-        READ["pytest"],
-    )
+    return Case(PROPERTY, False, expected, got, fix, READ["pytest"])

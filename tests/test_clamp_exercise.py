@@ -3,15 +3,22 @@ code (either gradient at exactly 0 and 1); both self-checks judge learners' test
 name each missed bug or missing kind of check with its fix, never raise, and leave torch's
 state as it was."""
 
+import ast
+import re
+from pathlib import Path
+
+import nbformat
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessons_lib import Clamp01
-from lessons_lib.broken_clamps import CATALOGUE, CORRECT, EXERCISE_BUGS
+from lessons_lib import Clamp01, clamp_exercise
+from lessons_lib.broken_clamps import ABS_GRAD_OUT, CATALOGUE, CORRECT, EXERCISE_BUGS
 from lessons_lib.clamp_exercise import (
     EDGE_BUGS,
+    EDGE_READ,
+    EDGE_READ_FOR_BUG,
     PROPERTY,
     READ,
     READ_FOR_BUG,
@@ -100,9 +107,9 @@ def test_the_self_check_passes_the_answer_with_one_case_per_clamp01_and_kind_of_
     assert check.ok, str(check)
     names = [c.name for c in check.cases]
     assert names[:3] == CORRECT_NAMES
-    assert names[3:12] == [f"catches {b.key}: {b.wrong}" for b in EXERCISE_BUGS]
-    assert names[12:] == [UNEVEN, PROPERTY]
-    assert str(check).splitlines()[0] == "reference_checks: all 14 checks passed. Well done!"
+    assert names[3:13] == [f"catches {b.key}: {b.wrong}" for b in EXERCISE_BUGS]
+    assert names[13:] == [UNEVEN, PROPERTY]
+    assert str(check).splitlines()[0] == "reference_checks: all 15 checks passed. Well done!"
 
 
 def test_a_forward_only_suite_is_told_which_bugs_and_checks_it_missed_and_how_to_add_each():
@@ -124,14 +131,14 @@ def test_a_forward_only_suite_is_told_which_bugs_and_checks_it_missed_and_how_to
 
 def test_the_html_view_lists_every_missed_bug_too():
     page = check_my_checks(forward_only)._repr_html_()
-    # the fourteen checks, then the six bugs and two kinds of check missed after the first
-    assert page.count("<li>") == 14 + 8
+    # the fifteen checks, then the seven bugs and two kinds of check missed after the first
+    assert page.count("<li>") == 15 + 9
     assert page.index("Also missed") < page.index("Fix this one first")
 
 
 def test_gradcheck_alone_misses_the_three_bugs_the_lesson_says_it_misses():
     missed = {c for c in KEYS if c not in caught(check_my_checks(gradcheck_only))}
-    assert missed == {"no-lower-bound", "zero-at-one", "writes-grad-out"}
+    assert missed == {"no-lower-bound", "zero-at-one", "writes-grad-out", "abs-grad-out"}
 
 
 def test_a_sum_backward_suite_misses_the_dropped_grad_out_and_catches_the_in_place_write():
@@ -368,14 +375,17 @@ def unbounded_floats(Clamp01Candidate):
 def test_gradcheck_inside_and_a_sum_at_the_edges_is_not_a_full_suite():
     check = check_my_checks(gradcheck_inside_and_sum_at_the_edges)
     assert not check.ok
-    assert caught(check) == KEYS  # every bug is caught, yet two kinds of check are missing
+    # every bug but the one only a negative grad_out shows, and two kinds of check missing
+    assert caught(check) == [key for key in KEYS if key != "abs-grad-out"]
     uneven, prop = case(check, UNEVEN), case(check, PROPERTY)
     assert not uneven.passed and "one value repeated (1)" in uneven.got
     assert "torch.autograd.grad(clamp(x), x, grad_out)" in uneven.fix
     assert "y.sum().backward() sends ones" in uneven.fix
     assert not prop.passed and prop.got.startswith("my_checks has no property test")
-    assert "@given(st.lists(st.floats(-3, 3), min_size=2))" in prop.fix
-    assert check.first_failure is uneven and f"  - {PROPERTY}. " in str(check)
+    assert "@given(st.lists(st.tuples(st.floats(-3, 3), st.floats(-2, 2)), min_size=2))" in (
+        prop.fix
+    )
+    assert f"  - {UNEVEN}. " in str(check) and f"  - {PROPERTY}. " in str(check)
 
 
 def test_a_property_test_defined_but_never_called_is_not_counted_as_run():
@@ -399,7 +409,7 @@ def test_unbounded_floats_are_named_with_what_to_bound_and_why():
         "st.floats(allow_nan=False, allow_infinity=False)",
     ):
         assert words in first.fix
-    assert first.read == READ["pytest"]
+    assert first.read == READ["every float"]
 
 
 def test_an_infinite_grad_out_is_named_too():
@@ -728,3 +738,197 @@ def test_the_edge_check_never_raises_and_its_hints_end_with_the_answer():
         "check_edge_test(my_edge_test, hint=1) shows the idea "
         "(hint=2 the PyTorch calls, then hint=3 the answer)."
     )
+
+
+# --- ticks earned by what a check catches, not by what it runs ------------------------------
+
+
+def uneven_but_asserted_at_the_outer_points(Clamp01Candidate):
+    """A developer's suite that got full marks: gradcheck at four points, an uneven grad_out
+    asserted only at the two outer (blocked) points, and a property test of forward only."""
+    clamp = Clamp01Candidate.apply
+    x = torch.tensor([-0.5, 0.3, 0.7, 1.5], dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(clamp, (x,))
+    e = torch.tensor(
+        [-0.001, 0.0, 0.001, 0.999, 1.0, 1.001], dtype=torch.float64, requires_grad=True
+    )
+    assert torch.equal(clamp(e).detach(), e.detach().clamp(0, 1))
+    grad_out = torch.tensor([0.5, 2.0, -1.0, 3.0, 1.5, 4.0], dtype=torch.float64)
+    kept = grad_out.clone()
+    (g,) = torch.autograd.grad(clamp(e), e, grad_out)
+    assert torch.equal(grad_out, kept)
+    assert g[0] == 0 and g[5] == 0  # only the blocked side
+
+    @given(st.lists(st.floats(-3, 3), min_size=2))
+    def prop(values):
+        t = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+        assert torch.equal(clamp(t).detach(), t.detach().clamp(0, 1))  # forward only
+
+    prop()
+
+
+def full_suite_with(grad_out_values, prop="gradient"):
+    """reference_checks' shape, with this edge grad_out, and a property test that checks the
+    gradient for a drawn grad_out ("gradient"; "positive": the grad_out drawn is never
+    negative), forward only ("forward"), or forward and a backward whose result it never
+    looks at ("unasserted")."""
+
+    def my_checks(Clamp01Candidate):
+        clamp = Clamp01Candidate.apply
+        x = torch.tensor([-1.5, -0.5, 0.0, 0.25, 0.75, 1.0, 1.5], dtype=torch.float64)
+        assert torch.equal(clamp(x), x.clamp(0, 1))
+        away = torch.tensor([-1.5, -0.5, 0.25, 0.75, 1.5], dtype=torch.float64)
+        torch.autograd.gradcheck(clamp, (away.requires_grad_(),))
+        edges = torch.tensor([-0.5, -0.001, 0.001, 0.999, 1.001, 1.5], dtype=torch.float64)
+        edges.requires_grad_()
+        grad_out = torch.tensor(grad_out_values, dtype=torch.float64)
+        sent = grad_out.clone()
+        (grad,) = torch.autograd.grad(clamp(edges), edges, grad_out)
+        assert torch.equal(grad_out, sent)
+        assert torch.equal(grad, grad_out * ((edges > 0) & (edges < 1)))
+
+        @given(st.lists(st.tuples(st.floats(-3, 3), st.floats(-2, 2)), min_size=2))
+        def random_inputs(pairs):
+            values, upstream = zip(*pairs, strict=True)
+            t = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+            y = clamp(t)
+            assert torch.equal(y, t.detach().clamp(0, 1))
+            g = torch.tensor(upstream, dtype=torch.float64)
+            g = g.abs() if prop == "positive" else g
+            if prop == "unasserted":
+                torch.autograd.grad(y, t, g)  # runs backward, and looks at nothing
+            if prop in ("gradient", "positive"):
+                (got,) = torch.autograd.grad(y, t, g)
+                inside, edge = (t > 0) & (t < 1), (t == 0) | (t == 1)
+                between = (g.clamp(max=0) <= got) & (got <= g.clamp(min=0))
+                assert torch.where(edge, between, got == g * inside).all()
+
+        random_inputs()
+
+    return my_checks
+
+
+def test_the_developers_suite_that_got_full_marks_now_misses_abs_grad_out_and_both_ticks():
+    check = check_my_checks(uneven_but_asserted_at_the_outer_points)
+    assert not check.ok
+    failed = [c.name for c in check.cases if not c.passed]
+    assert failed == [f"catches {ABS_GRAD_OUT.key}: {ABS_GRAD_OUT.wrong}", UNEVEN, PROPERTY]
+    assert check.first_failure.fix == ABS_GRAD_OUT.catch
+    uneven, prop = case(check, UNEVEN), case(check, PROPERTY)
+    assert uneven.got == (
+        "for grad_out = [0.5, 2, -1, 3, 1.5, 4], abs-grad-out gave back [0, 2, 1, 3, 1.5, 0], "
+        "a negative grad_out turned positive, and my_checks found nothing wrong: it does not "
+        "assert every number of that gradient"
+    )
+    assert "assert every number of the gradient against the rule" in uneven.fix
+    assert (
+        "found nothing wrong with a Clamp01 whose backward is wrong only while hypothesis "
+        "draws" in prop.got
+    )
+    assert "(backward never ran in it)" in prop.got
+    assert "draw a grad_out as well" in prop.fix and prop.read == READ["pytest"]
+
+
+def test_an_uneven_grad_out_of_positive_values_only_does_not_earn_the_uneven_tick():
+    check = check_my_checks(full_suite_with([0.5, 2.0, 1.0, 3.0, 4.0, 5.0], "positive"))
+    assert [c.name for c in check.cases if not c.passed] == [
+        f"catches {ABS_GRAD_OUT.key}: {ABS_GRAD_OUT.wrong}",
+        UNEVEN,
+    ]
+    assert case(check, UNEVEN).got.startswith("every grad_out my_checks sent was 0 or more")
+
+
+def test_negative_values_only_where_the_gradient_is_zero_do_not_earn_it_either():
+    check = check_my_checks(full_suite_with([-0.5, -2.0, 1.0, 3.0, -4.0, -5.0], "positive"))
+    assert case(check, UNEVEN).got.startswith(
+        "the negative values of my_checks's grad_outs all reached points where the gradient "
+        "is 0 anyway"
+    )
+
+
+def test_a_full_suite_with_a_signed_grad_out_earns_both_ticks():
+    assert check_my_checks(full_suite_with([0.5, -2.0, 1.0, -3.0, 4.0, 5.0])).ok
+
+
+SIGNED = [0.5, -2.0, 1.0, -3.0, 4.0, 5.0]  # negative at 0.001 and 0.999, inside (0, 1)
+
+
+def test_a_property_test_of_forward_only_does_not_earn_the_property_tick():
+    check = check_my_checks(full_suite_with(SIGNED, "forward"))
+    assert [c.name for c in check.cases if not c.passed] == [PROPERTY]
+    assert case(check, PROPERTY).got.startswith("your property test ran on ")
+    assert "(backward never ran in it)" in case(check, PROPERTY).got
+
+
+def test_a_property_test_that_runs_backward_but_asserts_nothing_is_told_backward_ran():
+    prop = case(check_my_checks(full_suite_with(SIGNED, "unasserted")), PROPERTY)
+    assert not prop.passed and "(backward ran in it)" in prop.got
+
+
+# --- every "read more" names a section that exists and covers the idea ------------------------
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+POINTED_AT = {
+    "This notebook, Part 1": ("exercises/check-your-clamp01.ipynb", "## Part 1", "## Part 2"),
+    "This notebook, Part 2": ("exercises/check-your-clamp01.ipynb", "## Part 2", "## Remember"),
+    "Lesson 1 beginner track": ("01-custom-function/1-beginner.ipynb", "", ""),
+    "Lesson 1 developer track": ("01-custom-function/2-developer.ipynb", "", ""),
+    "Lesson 2 developer track": ("02-checking-gradients/2-developer.ipynb", "", ""),
+}
+
+
+def headings(notebook: str, start: str, stop: str) -> list[str]:
+    """The markdown headings of a notebook, between the headings starting start and stop."""
+    cells = nbformat.read(NOTEBOOKS / notebook, as_version=4).cells
+    lines = [
+        line
+        for cell in cells
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if line.startswith("#")
+    ]
+    if start:
+        lines = lines[next(i for i, h in enumerate(lines) if h.startswith(start)) :]
+    if stop:
+        lines = lines[: next(i for i, h in enumerate(lines) if h.startswith(stop))]
+    return [line.lstrip("#").strip() for line in lines]
+
+
+POINTERS = sorted({*READ.values(), *EDGE_READ.values()})
+
+
+@pytest.mark.parametrize("pointer", POINTERS)
+def test_every_pointer_names_a_heading_of_the_notebook_and_part_it_names(pointer):
+    where, heading = re.fullmatch(r"(.+), “(.+)”", pointer).groups()
+    assert heading in headings(*POINTED_AT[where])
+
+
+def test_every_quoted_section_in_the_module_is_one_of_the_tested_pointers():
+    tree = ast.parse(Path(clamp_exercise.__file__).read_text())
+    texts = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)]
+    quoted = {q for t in texts if isinstance(t, str) for q in re.findall(r"“[^”]*”?", t)}
+    assert quoted == {p[p.index("“") :] for p in POINTERS}
+
+
+def test_each_bug_and_case_points_where_its_idea_is_taught():
+    assert set(READ_FOR_BUG) == set(KEYS) and set(READ_FOR_BUG.values()) <= set(READ.values())
+    assert [EDGE_READ_FOR_BUG[make] for make, _, _ in EDGE_BUGS] == [
+        EDGE_READ["clamp"],  # points outside 0 to 1: shown in the section on Clamp01
+        EDGE_READ["choose"],  # an upstream gradient other than 1
+        EDGE_READ["clamp"],
+        EDGE_READ["clamp"],
+        EDGE_READ["clamp"],
+    ]
+    assert not any("beginner" in pointer for pointer in READ.values())  # Part 2: developers
+    uneven = case(check_my_checks(gradcheck_inside_and_sum_at_the_edges), UNEVEN)
+    assert uneven.read == "This notebook, Part 1, “Choosing the upstream gradient yourself”"
+    first = check_edge_test(edge_starter).first_failure
+    assert first.read == "This notebook, Part 1, “Clamp01: keep numbers between 0 and 1”"
+
+
+def test_integer_points_in_part_1_are_told_to_write_a_decimal_point():
+    whole = edge_test_with([-1, 0, 1, 2], [10.0, 20.0, 30.0, 40.0], [0.0, 20.0, 30.0, 0.0])
+    first = check_edge_test(whole).first_failure
+    assert first.name == EDGE_NAMES[1]
+    assert "Only Tensors of floating point" in first.got
+    assert "write -1.0, not -1 (or torch.tensor([...], dtype=torch.float32))" in first.fix
