@@ -428,7 +428,7 @@ class FixedPointTanh(Function):
 
     @staticmethod
     def forward(ctx, x, weight, tol, max_iter):
-        # Converges when W is a contraction (spectral norm < 1).
+        # Converges when W is a contraction, e.g. when contraction_factors(W) are below 1.
         z, steps = solve_fixed_point(
             lambda z: torch.tanh(z @ weight.T + x), torch.zeros_like(x), tol, max_iter
         )
@@ -455,6 +455,20 @@ class FixedPointTanh(Function):
         return grad_x, grad_weight, None, None
 
 
+def contraction_factors(weight: torch.Tensor) -> tuple[float, float]:
+    """Bounds on how much one forward and one backward step shrink the largest entry's error.
+
+    solve_fixed_point stops on the largest entry change, so its error bound needs the
+    contraction factor q in that norm (the infinity norm). tanh is 1-Lipschitz, so forward,
+    z <- tanh(W z + x), contracts by at most ||W||_inf, the largest row sum of |W|; backward,
+    u <- grad_out + Wᵀ (a * u) with 0 < a <= 1, by at most ||Wᵀ||_inf = ||W||_1, the largest
+    column sum.
+    """
+    forward = torch.linalg.matrix_norm(weight, ord=float("inf")).item()
+    backward = torch.linalg.matrix_norm(weight, ord=1).item()
+    return forward, backward
+
+
 def fixed_point_unrolled(x: torch.Tensor, weight: torch.Tensor, iterations: int) -> torch.Tensor:
     """The same fixed point by plain iteration, for autograd to differentiate step by step."""
     z = torch.zeros_like(x)
@@ -479,6 +493,18 @@ class Exp(Function):
     def backward(ctx, grad_out):
         (y,) = ctx.saved_tensors
         return grad_out * y
+
+
+class Passthrough(Function):
+    """The emptiest Function: forward copies x, backward passes grad_out on; pure bookkeeping."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out
 
 
 # --- torch.compile ------------------------------------------------------------------------

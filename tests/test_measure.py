@@ -6,6 +6,7 @@ import pytest
 import torch
 import torch.utils.checkpoint
 
+from lessons_lib import measure
 from lessons_lib.functions import Cube
 from lessons_lib.measure import (
     Overhead,
@@ -65,12 +66,24 @@ def test_excluded_inputs_are_not_counted_even_through_a_view():
     assert saved_for_backward(lambda: TanhStackSaved.apply(x, 3), exclude=(x,)) == Saved(3, 12000)
 
 
-def test_checkpoint_saves_what_the_recompute_function_saves():
+def test_reentrant_checkpoint_saves_only_its_input_as_the_recompute_function_does():
     x = leaf(1000)
     measured = saved_for_backward(
-        lambda: torch.utils.checkpoint.checkpoint(tanh_stack, x, 8, use_reentrant=False)
+        lambda: torch.utils.checkpoint.checkpoint(tanh_stack, x, 8, use_reentrant=True)
     )
-    assert measured.nbytes == 4000
+    assert measured == saved_for_backward(lambda: TanhStackRecompute.apply(x, 8)) == Saved(1, 4000)
+
+
+def test_the_meter_is_blind_inside_other_saved_tensor_hooks():
+    """save_on_cpu keeps a copy of all 8 outputs, yet the meter reads nothing beyond x."""
+    x = leaf(1000)
+
+    def offloaded():
+        with torch.autograd.graph.save_on_cpu():
+            return tanh_stack(x, 8)
+
+    assert saved_for_backward(lambda: tanh_stack(x, 8), exclude=(x,)) == Saved(8, 32000)
+    assert saved_for_backward(offloaded, exclude=(x,)) == Saved(0, 0)
 
 
 def test_implicit_layer_saves_the_same_bytes_whatever_the_iteration_count():
@@ -100,6 +113,20 @@ def test_overhead_runs_and_reports_a_ratio():
     rows = overhead(Exp.apply, torch.exp, [1, 10], repeat=1)
     assert [r.size for r in rows] == [1, 10]
     assert all(isinstance(r, Overhead) and r.ratio > 0 for r in rows)
+
+
+def test_overhead_times_every_size_and_both_ops_in_one_interleaved_run(monkeypatch):
+    """One seconds_per_call for all runs, so a busy moment hits every size alike."""
+    calls = []
+
+    def fake(runs, repeat, target):
+        calls.append(len(runs))
+        return [float(i + 1) for i in range(len(runs))]
+
+    monkeypatch.setattr(measure, "seconds_per_call", fake)
+    rows = overhead(Exp.apply, torch.exp, [1, 10, 100], repeat=3)
+    assert calls == [6]
+    assert [(r.size, r.custom, r.builtin) for r in rows] == [(1, 1, 2), (10, 3, 4), (100, 5, 6)]
 
 
 MIB = 2**20

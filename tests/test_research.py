@@ -20,11 +20,13 @@ from lessons_lib.research import (
     Heaviside,
     Linear,
     NumpyConvolve,
+    Passthrough,
     Sort,
     StableSoftplus,
     TanhStackRecompute,
     TanhStackSaved,
     compiled_ops,
+    contraction_factors,
     cube_in_c,
     fixed_point_unrolled,
     numpy_convolve,
@@ -407,6 +409,35 @@ def test_fixed_point_gradient_error_stays_below_the_solver_tolerance(tol):
     assert set(FixedPointTanh.iterations) == {"forward", "backward"}
 
 
+def test_contraction_factors_are_the_infinity_and_one_norms():
+    w = torch.tensor([[0.5, -0.25], [0.125, 0.0]], dtype=F64)
+    assert contraction_factors(w) == (0.75, 0.625)  # largest row sum, largest column sum
+
+
+def test_a_spectral_norm_below_one_does_not_make_a_contraction_in_the_largest_entry():
+    """Why the lesson scales W by contraction_factors: spectral norm 0.5, row sums above 1."""
+    forward, backward = contraction_factors(contraction(16).detach())
+    assert forward > 1 and backward > 1
+
+
+@pytest.mark.parametrize("tol", [1e-2, 1e-4, 1e-8])
+def test_each_solve_ends_within_tol_q_over_1_minus_q_of_its_fixed_point(tol):
+    """The stop rule (no entry moves more than tol) and q in the same norm bound each solve."""
+    a = sample(8, 8, seed=1, requires_grad=False)
+    w = 0.5 * a / max(contraction_factors(a))
+    q_forward, q_backward = contraction_factors(w)
+    x, grad_out = sample(16, 8, requires_grad=False), sample(16, 8, seed=3, requires_grad=False)
+    exact_z = FixedPointTanh.apply(x, w, 0.0, 500)
+    z = FixedPointTanh.apply(x, w, tol, 500)
+    assert (z - exact_z).abs().max() <= tol * q_forward / (1 - q_forward)
+    slope = 1 - exact_z * exact_z
+    # Backward's system per row, (I - diag(a) W)ᵀ u = grad_out, solved densely as the oracle.
+    systems = torch.eye(8, dtype=F64) - slope[:, :, None] * w
+    exact_u = torch.linalg.solve(systems.mT, grad_out)
+    u, _ = solve_fixed_point(lambda u: grad_out + (u * slope) @ w, grad_out, tol, 500)
+    assert (u - exact_u).abs().max() <= tol * q_backward / (1 - q_backward)
+
+
 class ShapeRecorder(TorchDispatchMode):
     """Notes the shape of every tensor an ATen operator returns while the mode is on."""
 
@@ -442,6 +473,13 @@ def test_fixed_point_gradient_agrees_with_unrolled_autograd():
 
 
 # --- cost framing ----------------------------------------------------------------------------------
+
+
+def test_passthrough_is_an_identity_that_saves_nothing():
+    x = sample(5)
+    torch.testing.assert_close(Passthrough.apply(x), x)
+    assert gradcheck(Passthrough.apply, (x,))
+    assert saved_for_backward(lambda: Passthrough.apply(x)).tensors == 0
 
 
 def test_exp_matches_torch_exp_and_passes_gradgradcheck():
