@@ -1,0 +1,149 @@
+"""A developer's main route runs on its own: every optional block can be skipped.
+
+An optional block starts at a markdown cell holding "> **Optional on a first pass:**"
+(a whole section also ends its heading with "(optional on a first pass)") and runs up to
+the heading its "continue at “X”" names. A reader who skips it, as told, must never meet
+a name that only the skipped cells defined.
+"""
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from tools.notebooks import NOTEBOOKS, course_kernel
+
+DEVELOPER_TRACKS = [
+    NOTEBOOKS / "01-custom-function" / "2-developer.ipynb",
+    NOTEBOOKS / "02-checking-gradients" / "2-developer.ipynb",
+]
+MARKER = "> **Optional on a first pass:**"
+SUFFIX = "(optional on a first pass)"
+CONTINUE_AT = re.compile(r"On a first pass, continue at “([^”]+)”\.")
+
+
+def headings(cell: nbformat.NotebookNode) -> list[str]:
+    """The text of every markdown heading in a cell, without its #s."""
+    if cell.cell_type != "markdown":
+        return []
+    return [line.lstrip("#").strip() for line in cell.source.splitlines() if line.startswith("#")]
+
+
+def is_optional_start(cell: nbformat.NotebookNode) -> bool:
+    """Whether a cell opens an optional block or section."""
+    return cell.cell_type == "markdown" and (
+        MARKER in cell.source or any(h.lower().endswith(SUFFIX) for h in headings(cell))
+    )
+
+
+def optional_blocks(nb: nbformat.NotebookNode) -> list[range]:
+    """Each optional block's cells: from its marker to the heading it says to continue at.
+
+    A block that holds another marker (an optional section inside an optional block's
+    skip) ends where the inner one starts, so each block can also be read on its own.
+    """
+    starts = [i for i, cell in enumerate(nb.cells) if is_optional_start(cell)]
+    blocks = []
+    for n, i in enumerate(starts):
+        source = nb.cells[i].source
+        found = CONTINUE_AT.search(source)
+        assert found, f"an optional block names no place to continue: {source[:80]!r}"
+        target = found.group(1)
+        after = [j for j in range(i + 1, len(nb.cells)) if target in headings(nb.cells[j])]
+        assert after, f"“{target}”, where an optional block says to continue, is no later heading"
+        blocks.append(range(i, min([after[0], *starts[n + 1 : n + 2]])))
+    return blocks
+
+
+def main_route(nb: nbformat.NotebookNode, reading: range | None = None) -> nbformat.NotebookNode:
+    """The notebook with every optional block removed, or all but the one `reading`, up to its end."""
+    skipped = {i for block in optional_blocks(nb) if block != reading for i in block}
+    last = reading.stop if reading else len(nb.cells)
+    route = nbformat.v4.new_notebook(metadata=nb.metadata)
+    route.cells = [c for i, c in enumerate(nb.cells[:last]) if i not in skipped]
+    return route
+
+
+def run(nb: nbformat.NotebookNode, folder: Path) -> None:
+    """Execute a notebook in a fresh course kernel; fail the test at the first cell that raises."""
+    client = NotebookClient(
+        nb, km=course_kernel(), timeout=600, resources={"metadata": {"path": folder}}
+    )
+    try:
+        client.execute()
+    except CellExecutionError as error:
+        pytest.fail(f"a cell raised:\n{error}")
+
+
+def blocks_or_none(path: Path) -> list[range]:
+    """The blocks of a track, or none if its markers are broken (a test below says how)."""
+    try:
+        return optional_blocks(nbformat.read(path, as_version=4))
+    except AssertionError:
+        return []
+
+
+# Each track's blocks, found at collection so that each gets a test of its own.
+ONE_BLOCK = [
+    pytest.param(path, block, id=f"{path.parent.name}-cells-{block.start}-{block.stop - 1}")
+    for path in DEVELOPER_TRACKS
+    for block in blocks_or_none(path)
+]
+
+
+@pytest.mark.parametrize("path", DEVELOPER_TRACKS, ids=lambda p: p.parent.name)
+def test_every_optional_block_names_a_later_heading_to_continue_at(path):
+    blocks = optional_blocks(nbformat.read(path, as_version=4))
+    assert blocks, "the developer track marks its optional parts"
+
+
+@pytest.mark.parametrize("path", DEVELOPER_TRACKS, ids=lambda p: p.parent.name)
+def test_optional_markers_follow_one_style(path):
+    """A section: heading ends with the suffix, blockquote right under it. A block: the blockquote."""
+    for cell in nbformat.read(path, as_version=4).cells:
+        if not is_optional_start(cell):
+            continue
+        lines = [line for line in cell.source.splitlines() if line.strip()]
+        quote = 1 if lines[0].startswith("#") else 0
+        if quote:
+            assert lines[0].endswith(SUFFIX), lines[0]
+        assert lines[quote].startswith(MARKER), cell.source[:120]
+        assert CONTINUE_AT.search(lines[quote]), lines[quote]
+        sections = [h for h in headings(cell) if h.lower().endswith(SUFFIX)]
+        assert len(sections) == quote, "a heading in an optional cell must carry the suffix"
+
+
+@pytest.mark.parametrize("path", DEVELOPER_TRACKS, ids=lambda p: p.parent.name)
+def test_the_main_route_runs_with_every_optional_block_skipped(path):
+    run(main_route(nbformat.read(path, as_version=4)), path.parent)
+
+
+@pytest.mark.parametrize(("path", "block"), ONE_BLOCK)
+def test_each_optional_block_runs_after_the_main_route_alone(path, block):
+    """A reader who comes back for one optional part needs no other optional part first."""
+    run(main_route(nbformat.read(path, as_version=4), reading=block), path.parent)
+
+
+def test_the_main_route_leaves_out_exactly_the_optional_cells():
+    """Skipping removes every marked cell, a nested section's too, and keeps the heading after."""
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        md("## A"),
+        code("a = 1"),
+        md(f"{MARKER} extra. On a first pass, continue at “B”."),
+        code("b = 2"),
+        md(f"## Extra {SUFFIX}\n\n{MARKER} more. On a first pass, continue at “B”."),
+        code("c = 3"),
+        md("## B"),
+        code("print(a)"),
+    ]
+    assert [c.source for c in main_route(nb).cells] == ["## A", "a = 1", "## B", "print(a)"]
+    inner = optional_blocks(nb)[1]
+    assert [c.source for c in main_route(nb, reading=inner).cells][2:] == [
+        nb.cells[4].source,
+        "c = 3",
+    ]
