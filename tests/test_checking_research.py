@@ -15,7 +15,7 @@ from lessons_lib.checking_research import (
     wrong_entry_case,
 )
 from lessons_lib.functions import Clamp01, Cube
-from lessons_lib.research import Linear
+from lessons_lib.research import HardGate, Linear
 
 C128 = torch.complex128
 
@@ -90,6 +90,49 @@ def test_gradcheck_call_counts_are_the_ones_the_notebook_explains(n):
         x = torch.randn(n, dtype=torch.float64, requires_grad=True)
         gradcheck(counted, (x,), fast_mode=fast_mode)
         assert calls == {"forward": expected, "backward": expected}
+
+
+@pytest.mark.parametrize(("n", "m"), [(10, 3), (3, 12)])
+def test_slow_mode_makes_2n_plus_2_forward_calls_and_2m_plus_2_backward_passes(n, m):
+    """The analytical Jacobian is built twice (reentrancy): 2M + 2 backward, not M + 2."""
+    counted, calls = counting(lambda t: Cube.apply(t.repeat(4))[:m])
+    gradcheck(counted, (torch.randn(n, dtype=torch.float64, requires_grad=True),))
+    assert calls == {"forward": 2 * n + 2, "backward": 2 * m + 2}
+
+
+def test_the_float32_judges_error_passes_a_backward_just_outside_the_tolerance():
+    """At x = 0.1 float32's truncation h² shifts the window: +5e-5 passes, -5e-5 fails."""
+    x32 = torch.tensor([0.1], requires_grad=True)
+    x64 = x32.detach().double().requires_grad_(True)
+    tolerance = 1e-5 + 1e-3 * 3 * x64.item() ** 2
+    with pytest.warns(UserWarning, match="double precision"):
+        for error, passes in ((5e-5, True), (-5e-5, False)):
+            assert abs(error) > tolerance  # wrong by more than gradcheck allows
+            fn = cube_wrong_at(0, error).apply
+            assert gradcheck(fn, (x32,), eps=float32_step(), raise_exception=False) is passes
+            assert not gradcheck(fn, (x64,), raise_exception=False)
+
+
+def float32_step():
+    return torch.finfo(torch.float32).eps ** (1 / 3)
+
+
+class CubeNoneUnchecked(Cube):
+    """Materializing off, yet backward multiplies grad_out without a None check."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return Cube.forward(ctx, x)
+
+
+def test_check_undefined_grad_catches_a_backward_that_forgets_none():
+    x = torch.tensor([0.5, 2.0, -1.5], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(TypeError, match="NoneType"):
+        gradcheck(CubeNoneUnchecked.apply, (x,))
+    assert gradcheck(CubeNoneUnchecked.apply, (x,), check_undefined_grad=False)
+    with pytest.raises(TypeError, match="NoneType"):
+        HardGate.apply(torch.ones(3), CubeNoneUnchecked.apply(x)).sum().backward()
 
 
 # --- fast mode's tolerance (lesson 2, both tracks) ------------------------------------
