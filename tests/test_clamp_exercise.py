@@ -414,7 +414,9 @@ def test_unbounded_floats_are_named_with_what_to_bound_and_why():
 
 def test_an_infinite_grad_out_is_named_too():
     def infinite_upstream(Clamp01Candidate):
-        @given(st.lists(st.floats(1.5, 3), min_size=2, max_size=2), st.floats(allow_nan=False))
+        # inf every time: with st.floats(allow_nan=False) whether inf is drawn, and so which
+        # check fails first, depends on the run.
+        @given(st.lists(st.floats(1.5, 3), min_size=2, max_size=2), st.just(float("inf")))
         def random_inputs(values, scale):  # above 1, where the gradient is scale * 0
             x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
             g = torch.tensor([scale, 1.0], dtype=torch.float64)
