@@ -25,6 +25,7 @@ from lessons_lib.compare import (
     close,
     elementwise_finite,
     evidence_lines,
+    one_number,
     output_mask,
     single_upstream,
 )
@@ -50,6 +51,7 @@ from lessons_lib.probe import (
     engine_run,
     fresh_inputs,
     is_function,
+    ones_upstream,
     preserved_global_state,
     trace_non_finite,
     vjp,
@@ -189,6 +191,7 @@ class Examination:
     def __init__(self, fn: type, reference: Callable, grad_reference, inputs: tuple) -> None:
         self.fn, self.reference, self.grad_reference = fn, reference, grad_reference
         self.names = _input_names(fn, len(inputs))
+        self.grad_out_names = _grad_out_names(fn)
         self.found: dict[tuple, Finding] = {}
         self.notes: list[str] = []
         self.points: list[str] = []  # "12 values of the sample", ...
@@ -255,7 +258,7 @@ class Examination:
         if self.grad_reference is not None:
             expected = _intended(self.grad_reference, sample.inputs, ref.output)
         relayout = non_contiguous if sample.higher else None
-        run = engine_run(self.fn, sample.inputs, upstream, relayout)
+        run = engine_run(self.fn, sample.inputs, upstream, relayout, undefined=sample.first)
         if run.failure:
             if not sample.first and not all_finite(ref.output):
                 return True  # the reference is undefined here too
@@ -283,6 +286,7 @@ class Examination:
         self._compare_dtypes_and_shapes(run, sample.inputs)
         kinks = self._compare_gradients(run, expected, ref.output, sample)
         self._compare_layouts(run, sample)
+        self._check_undefined(run)
         if sample.higher:
             self._check_jvp(sample, ref.output, kinks)
             if not self.has(*FIRST_ORDER):
@@ -337,11 +341,7 @@ class Examination:
         def doubled_and_negated(output: torch.Tensor, index: int) -> torch.Tensor:
             return SCALE * upstream_gradient(output, index)
 
-        if self.grad_reference is None:
-            truth = vjp(self.reference, sample.inputs, doubled_and_negated)
-            want = None if truth.failure else truth.grads[i]
-        else:
-            want = _intended(self.grad_reference, sample.inputs, ref_output, doubled_and_negated)[i]
+        want = self._intended_for(sample, ref_output, doubled_and_negated, i)
         if want is None or want.shape != scaled.shape:
             return ()
         upstream = single_upstream(ref_output)
@@ -352,6 +352,69 @@ class Examination:
             wrong, sample.inputs, self.names, want, scaled, at=i, prefix=prefix, quotes=quotes
         )
         return lines[:1]
+
+    def _intended_for(self, sample: Sample, ref_output, upstream: Upstream, i: int):
+        """The intended gradient for input i when grad_out is `upstream`; None if unknown."""
+        if self.grad_reference is None:
+            truth = vjp(self.reference, sample.inputs, upstream)
+            return None if truth.failure else truth.grads[i]
+        return _intended(self.grad_reference, sample.inputs, ref_output, upstream)[i]
+
+    def _output_label(self, k: int) -> str:
+        """output 1 (g3 in backward): forward's output k, with backward's name for its grad_out."""
+        named = len(self.grad_out_names) > k
+        return f"output {k} ({self.grad_out_names[k]} in backward)" if named else f"output {k}"
+
+    def _misused_grad_out(self, run: EngineRun, i: int, got, wrong, sample: Sample, ref_output):
+        """How a gradient that scales with grad_out, yet is wrong, misuses grad_out.
+
+        (how, detail, evidence line) for chain_rule when the derivative is right and grad_out
+        is misused: one output's grad_out ignored (the gradient is right with it set to
+        zero), or grad_out used as one number (the gradient is the right one for a grad_out
+        of all ones, times a number). None when the derivative itself looks wrong.
+        """
+        first = torch.zeros_like(wrong)
+        first[tuple(wrong.nonzero()[0].tolist())] = True
+        mask = got.isfinite()
+        if len(run.tracked) > 1:  # each output's grad_out in turn set to zero
+            for k in run.tracked:
+
+                def without_k(output: torch.Tensor, index: int, k: int = k) -> torch.Tensor:
+                    grad = upstream_gradient(output, index)
+                    return torch.zeros_like(grad) if index == k else grad
+
+                want = self._intended_for(sample, ref_output, without_k, i)
+                if want is None or want.shape != got.shape:
+                    continue
+                here = mask & want.isfinite()
+                # a gradient of zeros "ignores" every output's grad_out: that is [gradient]
+                if want[here].any() and close(got, want)[here].all():
+                    says = (
+                        f"with the grad_out of output {k} set to zero, the intended gradient is "
+                        "{expected}, and backward gave {got}"
+                    )
+                    line = evidence_lines(
+                        first, sample.inputs, self.names, want, got, at=i, says=says
+                    )
+                    return "ignores-output", self._output_label(k), line
+        uniform = self._intended_for(sample, ref_output, ones_upstream, i)
+        if uniform is None or uniform.shape != got.shape or not _uneven(run):
+            return None
+        factor = one_number(got, uniform, mask & uniform.isfinite())
+        if factor is None:
+            return None
+        detail = f"{factor:.4g}"
+        upstream = single_upstream(ref_output)
+        if upstream is not None:  # name the number where it is a familiar reduction
+            detail += next(
+                (f", {what}" for what, v in _reductions(upstream) if _near(factor, v)), ""
+            )
+        says = (
+            "with a grad_out of all ones, the right gradient is {expected}; backward gave "
+            f"{factor:.4g} times that, " + "{got}"
+        )
+        line = evidence_lines(first, sample.inputs, self.names, uniform, got, at=i, says=says)
+        return "one-number", detail, line
 
     def _mutated_grad_out(self, run: EngineRun, sample: Sample) -> Finding:
         """What backward wrote into grad_out, against what autograd had put there."""
@@ -441,6 +504,18 @@ class Examination:
         else:
             self.layout_checked = True
 
+    def _check_undefined(self, run: EngineRun) -> None:
+        """backward with undefined grad_outs, as gradcheck's check_undefined_grad sends them."""
+        several = len(run.tracked) > 1
+        for case in run.undefined:
+            which = "" if case.output is None else self._output_label(case.output)
+            if case.failure is not None:
+                failure = f"{case.failure.kind}: {case.failure.message}"
+                self.add(say.undefined_grad_out(which, failure, [], several))
+            elif case.nonzero and not self.has(*FIRST_ORDER):  # grad_out + slope shows here too
+                names = [self.names[i] for i in case.nonzero]
+                self.add(say.undefined_grad_out(which, None, names, several))
+
     def _refusal(self, run: EngineRun, inputs: tuple) -> Finding:
         """Name what the engine refused in backward's result, from what backward returned."""
         raw = run.raw
@@ -475,7 +550,7 @@ class Examination:
     def _compare_gradients(self, run: EngineRun, expected: tuple, ref_output, sample: Sample):
         """Compare the engine's gradients with the intended ones; return the accepted kinks."""
         kinks = {}
-        quoted = (("grad_out", single_upstream(ref_output)),)
+        quoted = _grad_out_quotes(ref_output)
         output = run.outputs[0] if len(run.outputs) == 1 else None
         self.scaling_checked |= run.scaled is not None
         for i, (got, want, x) in enumerate(zip(run.grads, expected, sample.inputs, strict=True)):
@@ -512,6 +587,11 @@ class Examination:
                 evidence = evidence_lines(
                     wrong, sample.inputs, self.names, want, got, at=i, quotes=quoted
                 )
+                misused = self._misused_grad_out(run, i, got, wrong, sample, ref_output)
+                if misused is not None:
+                    how, detail, line = misused
+                    self.add(say.chain_rule(name, how, evidence[:2] + line, detail), i)
+                    continue
                 self.add(say.gradient(name, evidence, surrogate=not want[domain].any()), i)
         return kinks
 
@@ -685,6 +765,42 @@ def _intended(
     return tuple(given.pop(0) if differentiable(a) and given else None for a in inputs)
 
 
+def _grad_out_quotes(ref_output) -> tuple[tuple[str, torch.Tensor], ...]:
+    """grad_out to quote beside the evidence: one per float output ("grad_out 1") if several."""
+    outputs = [
+        (k, o)
+        for k, o in enumerate(as_tuple(ref_output))
+        if isinstance(o, torch.Tensor) and o.is_floating_point()
+    ]
+    if len(outputs) == 1:
+        return (("grad_out", upstream_gradient(outputs[0][1], outputs[0][0])),)
+    return tuple((f"grad_out {k}", upstream_gradient(o, k)) for k, o in outputs)
+
+
+def _uneven(run: EngineRun) -> bool:
+    """Whether the grad_outs sent had at least two different values (else one number is right)."""
+    values = torch.cat([upstream_gradient(run.outputs[k], k).flatten() for k in run.tracked])
+    return bool((values != values[0]).any())
+
+
+def _reductions(grad_out: torch.Tensor) -> list[tuple[str, float]]:
+    """The one numbers a backward most often makes of grad_out, most common first."""
+    flat = grad_out.flatten()
+    return [
+        ("the sum of grad_out", flat.sum().item()),
+        ("the mean of grad_out", flat.mean().item()),
+        ("grad_out's first element", flat[0].item()),
+        ("grad_out's last element", flat[-1].item()),
+        ("grad_out's largest element", flat.max().item()),
+        ("grad_out's smallest element", flat.min().item()),
+        ("the norm of grad_out", flat.norm().item()),
+    ]
+
+
+def _near(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
 def _where(sample: Sample) -> str:
     return "" if sample.first else sample.label
 
@@ -710,6 +826,17 @@ def _input_names(fn: type, count: int) -> list[str]:
         params = params[1:]
     names = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
     return names[:count] if len(names) >= count else [f"input {i}" for i in range(count)]
+
+
+def _grad_out_names(fn: type) -> list[str]:
+    """backward's names for its grad_outs (after ctx), or [] when it takes *args."""
+    try:
+        params = list(inspect.signature(fn.backward).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return []
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+        return []
+    return [p.name for p in params]
 
 
 def _uses_setup_context(fn: type) -> bool:

@@ -36,6 +36,24 @@ def chain_rule_kind(run: EngineRun, i: int) -> str | None:
     return "other"
 
 
+def one_number(got: torch.Tensor, uniform: torch.Tensor, mask: torch.Tensor) -> float | None:
+    """c where got = c * uniform (uniform: the right gradient for a grad_out of all ones).
+
+    That is a backward using grad_out as one number (its sum, mean, first element) in
+    place of grad_out itself, elementwise. None unless the two are proportional, c is not
+    zero, and at least two elements of `uniform` in `mask` are non-zero (any two single
+    numbers are proportional).
+    """
+    got, uniform = got[mask], uniform[mask]
+    if int((uniform != 0).sum()) < 2:
+        return None
+    wide = got.to(torch.float64), uniform.to(torch.float64)
+    factor = ((wide[0] * wide[1]).sum() / (wide[1] * wide[1]).sum()).item()
+    if factor == 0 or not close(got, factor * uniform).all():  # tolerance of uniform's dtype
+        return None
+    return factor
+
+
 def one_sided_slopes(reference: Callable, inputs: tuple, i: int, index: tuple):
     """Left and right slopes of sum(grad_out * reference) along element `index` of input i."""
     args = [a.detach().double() if differentiable(a) else a for a in inputs]
@@ -146,9 +164,22 @@ def evidence_lines(
             where = f"output[{subscript}]" if output == 0 else f"output {output}[{subscript}]"
             extras = [x_at, *extras] if x_at else extras
         where += f" ({', '.join(extras)})" if extras else ""
-        values = says.format(expected=f"{expected[spot].item():.4g}", got=f"{got[spot].item():.4g}")
-        lines.append(f"{prefix}at {where}: {values}")
+        shown = distinct(expected[spot].item(), got[spot].item())
+        lines.append(f"{prefix}at {where}: {says.format(expected=shown[0], got=shown[1])}")
     return tuple(lines)
+
+
+def distinct(a: float, b: float) -> tuple[str, str]:
+    """a and b with 4 significant digits, or the fewest up to 17 at which they read differently.
+
+    The doctor flags values that differ by more than RTOL (1e-5 relative), finer than 4
+    digits show: "expected 36.75, got 36.75" would contradict the finding it supports.
+    """
+    for digits in range(4, 18):
+        shown = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if shown[0] != shown[1]:
+            return shown
+    return f"{a:.4g}", f"{b:.4g}"  # equal values (a NaN flagged for its position, say)
 
 
 def between_slopes(

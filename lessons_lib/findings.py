@@ -29,6 +29,7 @@ CODES = (
     "non-finite",
     "gradient",
     "non-contiguous-grad-out",
+    "undefined-grad-out",
     "grad-dtype",
     "double-backward",
     "jvp",
@@ -57,6 +58,11 @@ SECTIONS: dict[str, tuple[str, str] | None] = {
     "non-finite": (RES, "3.3 A numerically superior hand derivative"),
     "gradient": (DEV, "Mistake 3: a wrong derivative that runs fine"),
     "non-contiguous-grad-out": (DEV, "Mistake 7: a backward that assumes grad_out is contiguous"),
+    # LazyClamp01 there: set_materialize_grads(False), gradcheck's check, and the fix
+    "undefined-grad-out": (
+        CHECK_DEV,
+        "Forward mode, batched gradients, undefined gradients, non-determinism",
+    ),
     "grad-dtype": None,  # no lesson shows a backward that changes the dtype
     "double-backward": (CHECK_DEV, "gradgradcheck: the second derivative"),
     "jvp": (CHECK_DEV, "Forward mode, batched gradients, undefined gradients, non-determinism"),
@@ -74,10 +80,17 @@ FURTHER_READING = {
     "double-backward": ((RES, "Double backward: differentiable ops, or an honest refusal"),),
     "jvp": ((RES, "The `setup_context` form, and `torch.func`"),),  # how to write a jvp
     "grad-shape": ((RES, "1. What you are really defining: a VJP"),),  # each shaped like its input
+    # when a grad_out is None, shown with Sort and HardGate
+    "undefined-grad-out": ((RES, "`ctx.mark_non_differentiable`: outputs that carry no gradient"),),
 }
 ONLY_RESEARCHER = {  # no developer track teaches these: what "Read more" adds
     "non-finite": "the developer tracks do not cover NaN and overflow in a derivative",
 }
+# A NaN or inf whose traced cause no section shows (3.3 shows overflow, and 0 * inf after it).
+NON_FINITE_UNCOVERED = (
+    "no lesson section covers this cause of a NaN or an infinity: the evidence (“there, "
+    "backward computed ...”) and “How to fix it” above explain it"
+)
 
 
 def cite(track: str, heading: str) -> str:
@@ -99,10 +112,13 @@ class Finding:
     why: str
     fix: str
     evidence: tuple[str, ...] = ()
+    read_more: str = ""  # where this finding, unlike others of its code, is taught (or not)
 
     @property
     def section(self) -> str:
         """Where the learner's own track teaches this ("Read more")."""
+        if self.read_more:
+            return self.read_more
         only = ONLY_RESEARCHER.get(self.code)
         return f"{LESSON_SECTIONS[self.code]} ({only})" if only else LESSON_SECTIONS[self.code]
 
@@ -322,19 +338,47 @@ CHAIN_RULE_WHAT = {
     "negated, its gradient for {name} moved by grad_out itself, not in proportion.",
     "other": "backward does not scale with grad_out: when grad_out was doubled and negated, its "
     "gradient for {name} did not double and change sign.",
+    # {detail}: the one number, and what it is if the doctor recognises it
+    "one-number": "backward uses grad_out as one number: its gradient for {name} is the right "
+    "gradient for a grad_out of all ones, times {detail}, instead of each element times its "
+    "own grad_out.",
+    # {detail}: which output, and backward's name for its grad_out
+    "ignores-output": "backward ignores the grad_out of {detail}: its gradient for {name} is "
+    "the right one for that grad_out set to zero, and wrong for the grad_out it was given.",
+}
+CHAIN_RULE_WHY = (
+    "By the chain rule every gradient is grad_out times a local derivative, so it is "
+    "proportional to grad_out, which carries everything the later steps know. Dropping "
+    "grad_out, or adding it instead of multiplying, silently gives every earlier step the "
+    "wrong gradient."
+)
+CHAIN_RULE_FIX = "Multiply by grad_out: return grad_out * (local derivative)."
+CHAIN_RULE_WORDS = {  # why and fix, where the generic words would send the learner astray
+    "one-number": (
+        "Each element of grad_out is what the later steps say about its own output element, "
+        "so backward must use each one where it belongs. Reducing grad_out to one number "
+        "(grad_out.sum(), grad_out.mean(), grad_out[0]) gives every element the same share. "
+        "A grad_out whose elements are all equal, like the ones .sum().backward() sends, hides "
+        "the mistake (with .mean() the gradient is then exactly right); any loss that weighs "
+        "the output's elements differently gets wrong gradients, with no error.",
+        "Keep the local derivative and use grad_out element by element: return grad_out * "
+        "(local derivative), with no .sum(), .mean() or indexing of grad_out.",
+    ),
+    "ignores-output": (
+        "A Function with several outputs receives one grad_out per output, and the gradient "
+        "for an input adds up what every output passes back: grad_out_0 * d(output 0)/dx + "
+        "grad_out_1 * d(output 1)/dx + .... Leaving one out silently drops everything the "
+        "loss says about that output.",
+        "Add the share of every output that depends on the input: grad_out of each output "
+        "times that output's local derivative, summed.",
+    ),
 }
 
 
-def chain_rule(name: str, how: str, evidence: tuple[str, ...]) -> Finding:
+def chain_rule(name: str, how: str, evidence: tuple[str, ...], detail: str = "") -> Finding:
+    why, fix = CHAIN_RULE_WORDS.get(how, (CHAIN_RULE_WHY, CHAIN_RULE_FIX))
     return Finding(
-        "chain-rule",
-        CHAIN_RULE_WHAT[how].format(name=name),
-        "By the chain rule every gradient is grad_out times a local derivative, so it is "
-        "proportional to grad_out, which carries everything the later steps know. Dropping "
-        "grad_out, or adding it instead of multiplying, silently gives every earlier step the "
-        "wrong gradient.",
-        "Multiply by grad_out: return grad_out * (local derivative).",
-        evidence,
+        "chain-rule", CHAIN_RULE_WHAT[how].format(name=name, detail=detail), why, fix, evidence
     )
 
 
@@ -425,6 +469,8 @@ def non_finite(
         traced += "".join(f"; then {step_text(s)}" for s in steps[1:])
         evidence = (*evidence[:1], traced, *evidence[1:])
         fix = NON_FINITE_FIXES[cause]
+        # 3.3 shows an overflow and the NaN it turns into, and no other cause
+        read_more = "" if cause == "overflow" else NON_FINITE_UNCOVERED
     else:  # not traced (NumPy, or values that cannot be placed): the usual causes
         seen = [value for value, found in (("NaN", nan), ("inf", inf)) if found]
         fix = (
@@ -432,6 +478,7 @@ def non_finite(
             "its formula at that point step by step."
         )
         fix += "".join(f" The usual causes of {value}: {USUAL_CAUSES[value]}." for value in seen)
+        read_more = ""  # overflow is one of the usual causes: 3.3 shows it
     return Finding(
         "non-finite",
         f"The gradient for {name} is {kind} where the true gradient is finite.",
@@ -439,6 +486,7 @@ def non_finite(
         "infinite, and from then on training computes NaN everywhere.",
         fix,
         evidence,
+        read_more,
     )
 
 
@@ -494,6 +542,47 @@ def non_contiguous_grad_out(
         "Write grad_out.reshape(...) where you wrote grad_out.view(...) (reshape copies only "
         "when the layout needs it), or start backward with grad_out = grad_out.contiguous() "
         "when later code needs contiguous memory.",
+        evidence,
+    )
+
+
+def undefined_grad_out(
+    which: str, failure: str | None, names: list[str], several: bool = False
+) -> Finding:
+    """backward mishandles an undefined grad_out: `failure` is what it raised, else `names`
+    got a non-zero gradient. `which`: the output whose grad_out was undefined, "" for all
+    of them; `several`: the Function has several outputs."""
+    sent = f"the grad_out of {which}" if which else "every grad_out" if several else "grad_out"
+    if failure is not None:
+        got = "None" if "None" in failure else "undefined"  # None when not materialized
+        what = f"backward raises when {sent} is {got}."
+        evidence = (f"with {sent} {got}, backward raised {failure}",)
+        harm = (
+            "backward then receives None, and training stops with this error. gradcheck's "
+            "check_undefined_grad (on by default) sends the same undefined grad_out."
+        )
+    else:
+        what = (
+            f"backward returns a non-zero gradient for {', '.join(names)} when {sent} is undefined."
+        )
+        evidence = ()
+        harm = (
+            "backward then receives None. Either way, with no gradient coming back, the "
+            "gradient for every input is zero: a backward that returns anything else moves "
+            "weights the loss does not depend on. gradcheck's check_undefined_grad (on by "
+            "default) expects None or zeros back."
+        )
+    return Finding(
+        "undefined-grad-out",
+        what,
+        "An output's gradient is undefined when nothing after it sends one back: the step "
+        "that used it returned None for it, or (with several outputs) the loss does not use "
+        "that output. Autograd then hands backward zeros in its place, unless forward called "
+        f"ctx.set_materialize_grads(False): {harm}",
+        "Handle None before using grad_out: start backward with `if grad_out is None: return "
+        "None` (one None per input), or, with several outputs, skip the share of each output "
+        "whose grad_out is None. Or leave materialization on (drop "
+        "ctx.set_materialize_grads(False)) if backward gains nothing from skipping the zeros.",
         evidence,
     )
 

@@ -261,6 +261,16 @@ class EngineRun:
     mutated_saved: list[SavedChange] = field(default_factory=list)  # changed by the backward
     rearranged: tuple | None = None  # what backward returned for the same grad_out, relaid out
     rearranged_failure: Failure | None = None  # backward raised for the relaid grad_out
+    undefined: list["UndefinedRun"] = field(default_factory=list)  # undefined grad_outs, if asked
+
+
+@dataclass(frozen=True)
+class UndefinedRun:
+    """Backward through the engine with undefined grad_outs, as gradcheck's check_undefined_grad."""
+
+    output: int | None  # the one output whose grad_out was undefined; None: every one
+    failure: Failure | None  # what backward raised
+    nonzero: list[int]  # inputs that got a finite non-zero gradient (it must be None or zeros)
 
 
 SCALE = -2.0  # a backward obeying the chain rule returns SCALE times its gradient for this
@@ -271,6 +281,7 @@ def engine_run(
     inputs: Sequence,
     upstream: Upstream = ones_upstream,
     relayout: Callable[[torch.Tensor], torch.Tensor | None] | None = None,
+    undefined: bool = False,
 ) -> EngineRun:
     """Run fn as training does, and also call its backward raw (for evidence).
 
@@ -278,7 +289,8 @@ def engine_run(
     rule applies: broadcast gradients summed to the input's shape, extra trailing Nones
     accepted, dtypes cast. `relayout(grad_out)`, if given, returns the same values in
     another memory layout (or None to keep it): backward is called raw with those too.
-    Nothing raises: failures and refusals are recorded.
+    `undefined` also runs backward with undefined grad_outs (undefined_runs). Nothing
+    raises: failures and refusals are recorded.
     """
     run = EngineRun()
     with preserved_global_state(), torch.enable_grad():  # a caller under no_grad too
@@ -358,12 +370,56 @@ def engine_run(
                 )
             except Exception as error:
                 run.rearranged_failure = Failure.of("backward", error)
+        if undefined:
+            run.undefined = undefined_runs(fn, inputs, run.tracked)
         if refusal is not None:
             run.refused = Failure.of("backward", refusal).message
             return run
         found = iter(found)
         run.grads = tuple(None if leaf is None else next(found) for leaf in leaves)
     return run
+
+
+def undefined_runs(fn: type, inputs: Sequence, tracked: list[int]) -> list[UndefinedRun]:
+    """Backward with every grad_out undefined, then (several outputs) each one in turn.
+
+    As gradcheck's check_undefined_grad does it: the engine gets zeros, routed through a
+    node that makes them undefined, so backward receives zeros, or None once forward has
+    called ctx.set_materialize_grads(False); every input's gradient must be None or zero.
+    """
+    make_undefined = getattr(torch._C._functions, "UndefinedGrad", None)  # gradcheck's own tool
+    if make_undefined is None:
+        return []
+    runs = []
+    for which in [None, *(tracked if len(tracked) > 1 else ())]:
+        leaves, args = leaves_and_args(inputs)
+        try:
+            outputs = as_tuple(fn.apply(*args))
+        except Exception:  # forward's own failure is reported elsewhere
+            return runs
+        sent = [
+            make_undefined()(outputs[k]) if which in (None, k) else outputs[k]
+            for k in tracked_outputs(outputs)
+        ]
+        failure, nonzero = None, []
+        try:
+            found = torch.autograd.grad(
+                sent,
+                [leaf for leaf in leaves if leaf is not None],
+                [torch.zeros_like(o) for o in sent],
+                allow_unused=True,
+            )
+            nonzero = [
+                i
+                for i, g in zip(
+                    [i for i, leaf in enumerate(leaves) if leaf is not None], found, strict=True
+                )
+                if g is not None and bool((g.isfinite() & (g != 0)).any())  # NaN: non-finite
+            ]
+        except Exception as error:
+            failure = Failure.of("backward", error)
+        runs.append(UndefinedRun(which, failure, nonzero))
+    return runs
 
 
 def _copied(value: object) -> object:

@@ -79,11 +79,20 @@ def validated_inputs(inputs: object) -> tuple:
             f"inputs must be a tuple of arguments for forward, got {type(inputs).__name__}."
         )
     inputs = tuple(inputs)
+    complex_inputs = [a for a in inputs if isinstance(a, torch.Tensor) and a.is_complex()]
+    if complex_inputs:  # x.double() would drop the imaginary part: no such advice here
+        raise InputError(
+            "the doctor checks Functions of real floating-point tensors, and does not support "
+            f"complex inputs ({complex_inputs[0].dtype} given). Complex tensors do have "
+            "gradients in PyTorch: check a complex Function with torch.autograd.gradcheck on "
+            "complex128 inputs, which supports them."
+        )
     if not any(differentiable(a) for a in inputs):
         dtypes = ", ".join(str(a.dtype) for a in inputs if isinstance(a, torch.Tensor)) or "none"
         raise InputError(
-            "inputs need at least one floating-point tensor, because only those have gradients "
-            f"(tensor dtypes given: {dtypes}). Try x.double()."
+            "inputs need at least one real floating-point tensor, because the doctor checks "
+            f"gradients and integer or bool tensors cannot have them (tensor dtypes given: "
+            f"{dtypes}). Try x.double()."
         )
     x = next(a for a in inputs if differentiable(a))
     if x.numel() == 0:

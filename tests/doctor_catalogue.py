@@ -187,6 +187,33 @@ def refuse_negative_grad_out(ctx, g):
     return g * 3 * saved(ctx) ** 2
 
 
+def square_and_cube(x):
+    return x**2, x**3
+
+
+def save_square_and_cube(ctx, x):
+    ctx.save_for_backward(x)
+    return square_and_cube(x)
+
+
+def lazy_cube(ctx, x):
+    ctx.set_materialize_grads(False)  # backward may now receive None
+    ctx.save_for_backward(x)
+    return x**3
+
+
+def lazy_square_and_cube(ctx, x):
+    ctx.set_materialize_grads(False)
+    return save_square_and_cube(ctx, x)
+
+
+def both_or_nothing(ctx, g2, g3):
+    if g2 is None and g3 is None:
+        return None
+    x = saved(ctx)
+    return g2 * 2 * x + g3 * 3 * x**2  # raises when only one of them is None
+
+
 LINE = torch.linspace(-2, 2, 7, dtype=torch.float64)
 
 
@@ -267,8 +294,8 @@ WRONG = [
         ["gradient"],
     ),
     (
-        "Cube: mean of grad_out",
-        function("CubeMean", save_and(cube), lambda ctx, g: g.mean() * 3 * saved(ctx) ** 2),
+        "Cube: off by 1e-4 relative",
+        function("CubeSlightlyOff", save_and(cube), lambda ctx, g: g * 3.0003 * saved(ctx) ** 2),
         cube,
         None,
         ["gradient"],
@@ -625,6 +652,43 @@ WRONG = [
         None,
         ["error"],
     ),
+    # chain-rule: the derivative right, grad_out misused
+    (
+        "Cube: mean of grad_out",
+        function("CubeMean", save_and(cube), lambda ctx, g: g.mean() * 3 * saved(ctx) ** 2),
+        cube,
+        None,
+        ["chain-rule"],
+    ),
+    (
+        "sin: sum of grad_out",
+        function("SinSum", save_and(torch.sin), lambda ctx, g: torch.cos(saved(ctx)) * g.sum()),
+        torch.sin,
+        None,
+        ["chain-rule"],
+    ),
+    (
+        "two outputs, the second's grad_out ignored",
+        function("SquareAndCube", save_square_and_cube, lambda ctx, g2, g3: g2 * 2 * saved(ctx)),
+        square_and_cube,
+        None,
+        ["chain-rule"],
+    ),
+    # undefined-grad-out: materialization off, grad_out used without a None check
+    (
+        "set_materialize_grads(False), no None check",
+        function("CubeLazy", lazy_cube, cube_backward),
+        cube,
+        None,
+        ["undefined-grad-out"],
+    ),
+    (
+        "two outputs, materialization off, one None not handled",
+        function("SquareAndCubeLazy", lazy_square_and_cube, both_or_nothing),
+        square_and_cube,
+        None,
+        ["undefined-grad-out"],
+    ),
     # several codes at once, most important first
     (
         "stashed, and the chain dropped",
@@ -694,6 +758,21 @@ BROADCAST = (
     torch.tensor([0.5, -1.0, 2.0, 1.5], dtype=torch.float64),
     torch.linspace(-2, 2, 12, dtype=torch.float64).reshape(3, 4),
 )
+
+
+def lazy_cube_backward(ctx, g):
+    if g is None:
+        return None
+    return cube_backward(ctx, g)
+
+
+def lazy_both(ctx, g2, g3):
+    x, grad = saved(ctx), None
+    if g2 is not None:
+        grad = g2 * 2 * x
+    if g3 is not None:
+        grad = g3 * 3 * x**2 if grad is None else grad + g3 * 3 * x**2
+    return grad
 
 
 CORRECT = [
@@ -767,6 +846,31 @@ CORRECT = [
         "grad_out reshaped, not viewed",
         function("CubeReshapesGradOut", save_and(cube), reshape_grad_out_flat),
         cube,
+        None,
+        None,
+    ),
+    (
+        "set_materialize_grads(False), None handled",
+        function("CubeLazyChecked", lazy_cube, lazy_cube_backward),
+        cube,
+        None,
+        None,
+    ),
+    (
+        "two outputs, materialization off, each None handled",
+        function("SquareAndCubeLazyChecked", lazy_square_and_cube, lazy_both),
+        square_and_cube,
+        None,
+        None,
+    ),
+    (
+        "two outputs, both grad_outs used",
+        function(
+            "SquareAndCubeBoth",
+            save_square_and_cube,
+            lambda ctx, g2, g3: g2 * 2 * saved(ctx) + g3 * 3 * saved(ctx) ** 2,
+        ),
+        square_and_cube,
         None,
         None,
     ),

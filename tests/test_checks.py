@@ -13,6 +13,8 @@ from torch.autograd.function import once_differentiable
 from lessons_lib import Clamp, Cube, RoundSTE, broken_clamps
 from lessons_lib.checks import CODES, LESSON_SECTIONS, check_function, default_inputs
 from lessons_lib.errors import InputError, LessonError
+from lessons_lib.research import HardGate
+from lessons_lib.samples import upstream_gradient
 from tests.doctor_catalogue import BOUNDED, CORRECT, WRONG, clamp_lo_hi
 from tests.learner_functions import cube, function, save_and
 
@@ -375,8 +377,10 @@ CUBE_CHAIN_RULE = [w for w in WRONG if w[4] == ["chain-rule"] and w[2] is cube]
 @pytest.mark.parametrize("fn", [w[1] for w in CUBE_CHAIN_RULE], ids=[w[0] for w in CUBE_CHAIN_RULE])
 def test_every_expected_in_chain_rule_evidence_is_grad_out_times_the_true_slope(fn):
     """Also on the line with grad_out doubled and negated: 3 x**2 times the grad_out quoted."""
-    lines = [line for line in str(check_function(fn, cube)).splitlines() if "expected" in line]
-    assert any("doubled and negated" in line for line in lines)
+    text = str(check_function(fn, cube))
+    lines = [line for line in text.splitlines() if "expected" in line]
+    scaling = "when grad_out was doubled and negated" in text  # not grad_out used as one number
+    assert scaling == any("doubled and negated" in line for line in lines)
     for line in lines:
         found = EVIDENCE.search(line).groupdict()
         x, g, expected = (float(found[k]) for k in ("x", "g", "expected"))
@@ -551,3 +555,143 @@ def test_a_backward_that_raises_for_a_negative_grad_out_is_an_error_not_a_clean_
     text = str(check_function(positive_only, cube))
     assert "backward raised ValueError: grad_out must be positive" in text
     assert "on the sample, with grad_out doubled and negated" in text
+
+
+# --- the numbers printed tell expected from got ------------------------------------
+
+EXPECTED_GOT = re.compile(r"expected (\S+), got (\S+?),?$")
+
+
+def test_every_expected_and_got_printed_read_differently():
+    """The doctor flags a 1e-5 relative difference; 4 digits alone would print it as equal."""
+    for _, fn, reference, grad_reference, _, *inputs in WRONG:
+        text = str(
+            check_function(
+                fn, reference, grad_reference=grad_reference, inputs=(inputs or [None])[0]
+            )
+        )
+        for line in text.splitlines():
+            found = EXPECTED_GOT.search(line)
+            if found:
+                assert found[1] != found[2], line
+    off = next(w[1] for w in WRONG if w[0] == "Cube: off by 1e-4 relative")
+    assert "at x[0, 0] = -2.5 (grad_out 1.96): expected 36.75, got 36.754" in str(
+        check_function(off, cube)
+    )
+
+
+# --- a complex input ---------------------------------------------------------------
+
+
+def test_a_complex_input_is_refused_as_unsupported_without_advice_that_drops_its_imaginary_part():
+    z = torch.tensor([1.0 + 2.0j, -0.5 + 0.3j], dtype=torch.complex128)
+    with pytest.raises(InputError) as refused:
+        check_function(Cube, cube, inputs=(z,))
+    message = str(refused.value)
+    assert "real floating-point tensors" in message and "does not support complex" in message
+    assert "gradcheck" in message and "double()" not in message
+    assert "only those have gradients" not in message
+    # the claims: complex tensors have gradients, and .double() would drop the imaginary part
+    assert z.clone().requires_grad_().requires_grad
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        assert z.double().tolist() == [1.0, -0.5]
+    assert torch.autograd.gradcheck(lambda t: t**3, (z.clone().requires_grad_(),))
+
+
+# --- grad_out misused, the derivative right ------------------------------------------
+
+SIN_SUM = next(w[1] for w in WRONG if w[0] == "sin: sum of grad_out")
+CUBE_MEAN = next(w[1] for w in WRONG if w[0] == "Cube: mean of grad_out")
+
+
+def test_a_backward_that_sums_grad_out_is_a_chain_rule_mistake_not_a_wrong_derivative():
+    text = str(check_function(SIN_SUM, torch.sin))
+    assert text.startswith("SinSum: 1 problem found\n[chain-rule] backward uses grad_out as one")
+    assert "times 15.8, the sum of grad_out" in text
+    assert "at x[0, 0] = -2.5 (grad_out 1.96): expected -1.57, got -12.66" in text
+    assert "with a grad_out of all ones, the right gradient is -0.8011; backward gave 15.8" in text
+    assert "Work out again the slope" not in text and "use grad_out element by element" in text
+    assert round(float(upstream_gradient(default_inputs()[0], 0).sum()), 2) == 15.8
+
+
+def test_a_backward_using_the_mean_of_grad_out_is_named_and_right_for_a_grad_out_of_ones():
+    """What the words claim: .sum().backward() sends all ones, and then the gradient is right."""
+    text = str(check_function(CUBE_MEAN, cube))
+    assert "[chain-rule] backward uses grad_out as one number" in text
+    assert "the mean of grad_out" in text
+    x = torch.tensor([-1.5, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
+    CUBE_MEAN.apply(x).sum().backward()
+    assert torch.allclose(x.grad, 3 * x.detach() ** 2)
+    (uneven,) = torch.autograd.grad(CUBE_MEAN.apply(x), x, torch.tensor([1.0, 2.0, 3.0]).double())
+    assert not torch.allclose(uneven, torch.tensor([1.0, 2.0, 3.0]).double() * 3 * x.detach() ** 2)
+
+
+def test_a_wrong_derivative_with_grad_out_used_elementwise_is_still_a_gradient_mistake():
+    for name in ("Cube: forgot the square", "Cube: forgot the 3", "Clamp01: no mask at all"):
+        entry = next(w for w in WRONG if w[0] == name)
+        assert check_function(entry[1], entry[2]).codes == ["gradient"], name
+
+
+def test_an_ignored_second_output_is_named_with_every_grad_out_shown():
+    ignores = next(w[1] for w in WRONG if w[0] == "two outputs, the second's grad_out ignored")
+    x = default_inputs()[0]
+    text = str(check_function(ignores, lambda t: (t**2, t**3)))
+    assert "[chain-rule] backward ignores the grad_out of output 1 (g3 in backward)" in text
+    g0, g1 = upstream_gradient(x, 0)[0, 0].item(), upstream_gradient(x, 1)[0, 0].item()
+    expected = 2 * -2.5 * g0 + 3 * 2.5**2 * g1
+    assert f"at x[0, 0] = -2.5 (grad_out 0 {g0:.4g}, grad_out 1 {g1:.4g}): expected " in text
+    assert f"expected {expected:.4g}, got {2 * -2.5 * g0:.4g}" in text
+    assert "with the grad_out of output 1 set to zero, the intended gradient is -9.8" in text
+    assert "Work out again the slope" not in text
+
+
+# --- non-finite: read more only where a section covers the cause ----------------------
+
+
+def test_a_nan_from_a_fractional_power_is_not_sent_to_the_overflow_section():
+    fractional = next(w[1] for w in WRONG if w[0] == "x**2 as y**(2/3): NaN for negative y")
+    text = str(check_function(fractional, cube))
+    assert "3.3 A numerically superior hand derivative" not in text
+    assert "Read more: no lesson section covers this cause of a NaN or an infinity" in text
+    sigmoid = next(w[1] for w in WRONG if w[0].startswith("naive sigmoid"))
+    assert "Read more: Researcher track, “3.3 A numerically superior hand derivative”" in str(
+        check_function(sigmoid, torch.sigmoid)
+    )
+
+
+# --- undefined grad_out -----------------------------------------------------------------
+
+LAZY = next(w[1] for w in WRONG if w[0] == "set_materialize_grads(False), no None check")
+
+
+def test_a_backward_that_raises_on_a_none_grad_out_is_found_as_gradcheck_finds_it():
+    text = str(check_function(LAZY, cube))
+    assert text.startswith("CubeLazy: 1 problem found\n[undefined-grad-out] backward raises when")
+    assert "with grad_out None, backward raised TypeError: unsupported operand" in text
+    assert "if grad_out is None: return None" in text
+    assert LESSON_SECTIONS["undefined-grad-out"] in text
+    # the claims: gradcheck's default check raises the same, and so does training when the
+    # step after it returns None for its output
+    x = torch.tensor([0.5, 2.0], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(TypeError, match="NoneType"):
+        torch.autograd.gradcheck(LAZY.apply, (x,))
+    with pytest.raises(TypeError, match="NoneType"):
+        HardGate.apply(x, LAZY.apply(x)).sum().backward()
+
+
+def test_with_several_outputs_each_undefined_grad_out_is_tried_and_named():
+    lazy_two = next(w[1] for w in WRONG if w[0].startswith("two outputs, materialization off"))
+    text = str(check_function(lazy_two, lambda t: (t**2, t**3)))
+    assert "backward raises when the grad_out of output 0 (g2 in backward) is None." in text
+
+
+def test_a_backward_inventing_a_gradient_for_a_none_grad_out_is_found():
+    def backward(ctx, g):
+        x = ctx.saved_tensors[0]
+        return torch.ones_like(x) if g is None else g * 3 * x**2
+
+    forward = next(w[1] for w in WRONG if w[0].startswith("set_materialize")).forward
+    invents = function("CubeInvents", forward, backward)
+    report = check_function(invents, cube)
+    assert report.codes == ["undefined-grad-out"]
+    assert "backward returns a non-zero gradient for x when grad_out is undefined" in str(report)

@@ -8,8 +8,10 @@ from lessons_lib.compare import (
     accepted_at_kinks,
     chain_rule_kind,
     close,
+    distinct,
     elementwise_finite,
     evidence_lines,
+    one_number,
     one_sided_slopes,
     output_mask,
 )
@@ -188,3 +190,43 @@ def test_evidence_lines_word_the_two_values_as_told_when_expected_would_mislead(
     x = torch.tensor([1.0, 2.0], dtype=F64)
     lines = evidence_lines(x > 1, (x,), ["x"], x, x**2, at=0, says="backward changed it to {got}")
     assert lines == ("at x = 2: backward changed it to 4",)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "shown"),
+    [
+        (36.75, 18.75, ("36.75", "18.75")),  # 4 digits tell them apart: kept
+        (36.75, 36.75 * 1.0001, ("36.75", "36.754")),  # 1e-4 relative: one more digit
+        (3.57, 3.57 * (1 + 2e-5), ("3.57", "3.5701")),
+        (1.0, 1.0 + 2**-52, ("1", "1.0000000000000002")),  # the closest doubles: 17 digits
+        (36.75, float("nan"), ("36.75", "nan")),
+    ],
+)
+def test_distinct_prints_4_digits_or_the_fewest_that_tell_two_values_apart(a, b, shown):
+    assert distinct(a, b) == shown
+
+
+def test_evidence_never_prints_expected_and_got_alike_when_they_differ_beyond_the_tolerance():
+    """rtol is 1e-5: a gradient off by 1e-4 relative is flagged, so it must read differently."""
+    x = torch.tensor([-2.5, -1.5], dtype=F64)
+    want = 3 * x**2
+    got = 3.0003 * x**2
+    wrong = ~close(got, want)
+    assert wrong.all()
+    lines = evidence_lines(wrong, (x,), ["x"], want, got, at=0)
+    assert lines == (
+        "at x = -2.5: expected 18.75, got 18.752",
+        "at x = -1.5: expected 6.75, got 6.751",  # 4 digits already differ
+    )
+
+
+def test_one_number_finds_the_factor_of_a_gradient_proportional_to_the_all_ones_one():
+    uniform = torch.tensor([3.0, -1.0, 0.0, 2.0], dtype=F64)
+    mask = torch.ones(4, dtype=torch.bool)
+    assert one_number(12.5 * uniform, uniform, mask) == pytest.approx(12.5)
+    assert (
+        one_number(uniform * torch.tensor([1.0, 2.0, 1.0, 1.0], dtype=F64), uniform, mask) is None
+    )
+    assert one_number(torch.zeros(4, dtype=F64), uniform, mask) is None  # zeros: [gradient]
+    one = torch.tensor([True, False, False, False])
+    assert one_number(12.5 * uniform, uniform, one) is None  # any two numbers are proportional

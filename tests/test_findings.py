@@ -77,6 +77,11 @@ COVERS = {
     "non-finite": ["overflow"],
     "gradient": ["gradcheck", "3 * x  # wrong"],
     "non-contiguous-grad-out": ["view", "reshape", "strides"],
+    "undefined-grad-out": [
+        "set_materialize_grads(False)",
+        "check_undefined_grad",
+        "if grad_out is None: return None",
+    ],
     "double-backward": ["gradgradcheck", "detach"],
     "jvp": ["check_forward_ad", "jvp"],
     "ctx-tensor": ["ctx.x = x", "save_for_backward"],
@@ -110,6 +115,18 @@ def test_an_error_is_not_sent_to_a_section_that_does_not_cover_it():
     assert SECTIONS["error"] is None
     assert "Walkthrough" not in LESSON_SECTIONS["error"].title()
     assert "“How to fix it” adds the usual cause" in finding("error").section
+
+
+@pytest.mark.parametrize("code", sorted(FURTHER_READING))
+def test_every_further_reading_names_a_heading_of_its_track(code):
+    for track, heading in FURTHER_READING[code]:
+        assert heading in headings(TRACKS[track]), (code, heading)
+
+
+def test_an_undefined_grad_out_is_further_reading_where_backward_is_shown_receiving_none():
+    ((track, heading),) = FURTHER_READING["undefined-grad-out"]
+    text = section_text(TRACKS[track], heading)
+    assert "set_materialize_grads(False)" in text and "HardGate" in text
 
 
 def test_a_gradients_shape_is_further_reading_where_the_researcher_track_states_it():
@@ -160,6 +177,21 @@ def test_the_chain_rule_finding_says_how_backward_fails_to_scale():
     assert "does not scale" in findings.chain_rule("x", "other", ()).what
 
 
+def test_grad_out_misused_is_fixed_by_using_it_not_by_rederiving_the_derivative():
+    """The derivative is right in both: the generic words would send the learner astray."""
+    one = findings.chain_rule("x", "one-number", (), "15.8, the sum of grad_out")
+    assert "uses grad_out as one number" in one.what and "times 15.8, the sum of" in one.what
+    assert "grad_out.sum()" in one.why and "element by element" in one.fix
+    ignored = findings.chain_rule("x", "ignores-output", (), "output 1 (g3 in backward)")
+    assert "ignores the grad_out of output 1 (g3 in backward)" in ignored.what
+    assert "one grad_out per output" in ignored.why and "summed" in ignored.fix
+    for words in (one, ignored):
+        assert (
+            "Multiply by grad_out" not in words.fix
+            and words.section == LESSON_SECTIONS["chain-rule"]
+        )
+
+
 def test_the_ctx_tensor_finding_gives_the_documented_reasons_not_double_backward():
     why = findings.ctx_tensor(["x"]).why
     assert "saved_tensors_hooks" in why and "version check" in why and "garbage collector" in why
@@ -196,6 +228,11 @@ def test_non_finite_says_nan_or_infinite_as_seen_and_fixes_the_cause_it_traced()
     assert root.evidence[1] == (
         "there, backward computed sqrt(-4) = nan: the square root or log of a negative number"
     )
+    assert root.section == findings.NON_FINITE_UNCOVERED  # 3.3 shows overflow, not this
+    overflow = findings.non_finite("x", (), inf, [Step("exp", (1000.0,), inf.item())])
+    assert overflow.section == LESSON_SECTIONS["non-finite"] + (
+        " (the developer tracks do not cover NaN and overflow in a derivative)"
+    )
     untraced = findings.non_finite("x", (), torch.cat([nan, inf]), [])
     assert "is NaN or infinite where" in untraced.what
     assert "The usual causes of NaN" in untraced.fix and "The usual causes of inf" in untraced.fix
@@ -217,3 +254,22 @@ def test_double_backward_words_depend_on_whether_it_raised():
     assert "with no error" not in raised.why and "stops with this error" in raised.why
     assert "Do not silence the error with .detach()" in raised.fix
     assert "with no error" in silent.why
+
+
+def test_undefined_grad_out_says_what_backward_received_and_which_output():
+    raised = findings.undefined_grad_out(
+        "", "TypeError: unsupported operand type(s) for *: 'NoneType' and 'int'", []
+    )
+    assert raised.what == "backward raises when grad_out is None."
+    assert raised.evidence[0].startswith("with grad_out None, backward raised TypeError")
+    assert "training stops with this error" in raised.why
+    assert "if grad_out is None: return None" in raised.fix
+    one = findings.undefined_grad_out(
+        "output 1 (g3 in backward)", "TypeError: ... 'NoneType'", [], True
+    )
+    assert one.what == "backward raises when the grad_out of output 1 (g3 in backward) is None."
+    invented = findings.undefined_grad_out("", None, ["x"], True)
+    assert invented.what.startswith(
+        "backward returns a non-zero gradient for x when every grad_out"
+    )
+    assert "stops with this error" not in invented.why

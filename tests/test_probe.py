@@ -308,3 +308,41 @@ def test_trace_non_finite_follows_an_overflow_to_the_nan_it_turned_into():
     assert (overflow.op, overflow.args, overflow.result) == ("exp", (1000.0,), math.inf)
     assert nan.op == "div" and nan.args == (math.inf, math.inf) and math.isnan(nan.result)
     assert torch.is_grad_enabled()
+
+
+class LazyCube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)  # backward now receives None for an undefined gradient
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out * 3 * ctx.saved_tensors[0] ** 2
+
+
+class LazyPair(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, a, b):
+        return None if a is None and b is None else 2 * a + 3 * b
+
+
+def test_undefined_runs_send_undefined_grad_outs_as_gradcheck_does_and_keep_the_error():
+    (lazy,) = engine_run(LazyCube, (X,), undefined=True).undefined
+    assert lazy.output is None and lazy.failure.kind == "TypeError" and lazy.nonzero == []
+    (materialized,) = engine_run(Cube, (X,), undefined=True).undefined
+    assert materialized.failure is None and materialized.nonzero == []  # zeros in, zeros out
+    assert engine_run(Cube, (X,)).undefined == []  # only when asked
+
+
+def test_with_several_outputs_each_grad_out_is_also_undefined_in_turn():
+    every, first, second = engine_run(LazyPair, (X,), undefined=True).undefined
+    assert (every.output, every.failure) == (None, None)
+    assert (first.output, first.failure.kind) == (0, "TypeError")
+    assert (second.output, second.failure.kind) == (1, "TypeError")
