@@ -1,6 +1,7 @@
 """findings: every code has words, and every 'Read more' names a heading that exists."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -273,3 +274,10 @@ def test_undefined_grad_out_says_what_backward_received_and_which_output():
         "backward returns a non-zero gradient for x when every grad_out"
     )
     assert "stops with this error" not in invented.why
+
+
+def test_the_readme_lists_every_code_in_order():
+    """The README's list of codes is what learners read first; it must not fall behind CODES."""
+    readme = (ROOT / "README.md").read_text()
+    listed = readme[readme.index("`.codes` (any of") : readme.index("most important first")]
+    assert re.findall(r"`([a-z-]+)`", listed) == list(CODES)
