@@ -54,7 +54,7 @@ from lessons_lib.broken_clamps import (
 )
 from lessons_lib.probe import Failure, is_function, preserved_global_state
 from lessons_lib.verdict import Case, ExerciseCheck, Hint, short
-from lessons_lib.watch import watching
+from lessons_lib.watch import patched, watching
 
 # --- where each idea is taught ------------------------------------------------------------
 # Every "read more" names a heading that exists and covers the idea (tests check each one).
@@ -165,7 +165,6 @@ def grad_outs_gradcheck_sends(fn: type[Function], x: torch.Tensor, **options: ob
 # --- running a learner's test, watched ---------------------------------------------------
 
 _PROFILE = "check-my-checks"  # the Hypothesis settings the learner's checks run under
-_ABSENT = object()  # the class had no attribute of its own under that name
 _GRADCHECK_FILE = inspect.getfile(torch.autograd.gradcheck)
 ENOUGH_EXAMPLES = 10  # distinct inputs drawn by hypothesis that make a property test
 
@@ -214,7 +213,6 @@ def _uneven(t: torch.Tensor) -> bool:
 @contextlib.contextmanager
 def _observing(fn: type[Function], outcome: Outcome, skip_gradcheck: bool = True) -> Iterator:
     """Record what fn's apply receives, and what its backward receives and gives back."""
-    own = {name: fn.__dict__.get(name, _ABSENT) for name in ("apply", "backward")}
     apply, backward = fn.apply, fn.backward
 
     def observed_apply(cls: type, *args: object, **kwargs: object) -> object:
@@ -242,17 +240,8 @@ def _observing(fn: type[Function], outcome: Outcome, skip_gradcheck: bool = True
                 outcome.example_nonfinite |= _nonfinite(sent)
         return result
 
-    try:
-        fn.apply = classmethod(observed_apply)
-        fn.backward = staticmethod(observed_backward)
+    with patched(fn, apply=classmethod(observed_apply), backward=staticmethod(observed_backward)):
         yield
-    finally:
-        for name, value in own.items():
-            if value is _ABSENT:
-                if name in fn.__dict__:
-                    delattr(fn, name)
-            else:
-                setattr(fn, name, value)
 
 
 @contextlib.contextmanager

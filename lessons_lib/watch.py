@@ -42,8 +42,6 @@ def watching(fn: type[Function]) -> Iterator[Usage]:
     usage = Usage()
     # The rule autograd calls: backward, or vjp when only that one was written.
     rule = "vjp" if fn.backward is Function.backward and fn.vjp is not Function.vjp else "backward"
-    names = ("apply", "forward", rule)
-    own = {name: fn.__dict__.get(name, _ABSENT) for name in names}
     apply, forward, backward = fn.apply, fn.forward, getattr(fn, rule)
     inside_apply = 0
 
@@ -67,11 +65,23 @@ def watching(fn: type[Function]) -> Iterator[Usage]:
         usage.backward += 1
         return backward(*args, **kwargs)
 
-    try:
-        fn.apply = classmethod(counted_apply)
-        fn.forward = staticmethod(counted_forward)
-        setattr(fn, rule, staticmethod(counted_backward))
+    with patched(
+        fn,
+        apply=classmethod(counted_apply),
+        forward=staticmethod(counted_forward),
+        **{rule: staticmethod(counted_backward)},
+    ):
         yield usage
+
+
+@contextmanager
+def patched(fn: type, **attributes: object) -> Iterator[None]:
+    """Set fn's attributes inside the block; afterwards fn is exactly as it was."""
+    own = {name: fn.__dict__.get(name, _ABSENT) for name in attributes}
+    try:
+        for name, value in attributes.items():
+            setattr(fn, name, value)
+        yield
     finally:
         for name, value in own.items():
             if value is _ABSENT:

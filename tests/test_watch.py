@@ -5,7 +5,7 @@ import torch
 from torch.autograd import Function
 
 from lessons_lib import Cube, CubeWithSetupContext
-from lessons_lib.watch import watching
+from lessons_lib.watch import patched, watching
 from tests.learner_functions import cube, function, save_and, saved
 
 
@@ -66,3 +66,17 @@ def test_a_function_that_wrote_vjp_instead_of_backward_is_counted():
         fn.apply(x).sum().backward()
     assert usage.backward == 1 and x.grad.tolist() == [2.0]
     assert "backward" not in vars(fn)
+
+
+def test_patched_restores_own_attributes_and_removes_borrowed_ones_even_after_an_error():
+    class Base:
+        inherited = "base"
+
+    class Child(Base):
+        own = "child"
+
+    with pytest.raises(RuntimeError), patched(Child, own="patched", inherited="patched"):
+        assert (Child.own, Child.inherited) == ("patched", "patched")
+        raise RuntimeError("the learner's code raised")
+    assert Child.__dict__["own"] == "child"
+    assert "inherited" not in Child.__dict__ and Child.inherited == "base"
