@@ -26,3 +26,14 @@ def save_and(compute):
 
 def cube(x):
     return x**3
+
+
+def masked_clamp01(mask, scale=lambda grad_out: grad_out):
+    """A Clamp01 as lesson 1's YourClamp01 is written: backward gives scale(grad_out) where
+    mask(x) holds, else zero."""
+
+    def forward(ctx, x):
+        ctx.save_for_backward(mask(x))
+        return x.clamp(0, 1)
+
+    return function("YourClamp01", forward, lambda ctx, grad_out: scale(grad_out) * saved(ctx))

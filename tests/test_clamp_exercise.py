@@ -31,6 +31,7 @@ from lessons_lib.clamp_exercise import (
     reference_checks,
     run_my_checks,
 )
+from tests.learner_functions import masked_clamp01
 
 KEYS = [bug.key for bug in EXERCISE_BUGS]
 CORRECT_NAMES = [f"passes {c.label}" for c in CORRECT]
@@ -470,30 +471,13 @@ def test_a_suite_that_demands_zero_on_the_edges_is_told_the_same():
     assert "another correct one that gives 0 there" in first.fix
 
 
-def lesson_one_clamp01(mask):
-    """Lesson 1's YourClamp01 starter, finished with the given mask."""
-
-    class YourClamp01(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(mask(x))
-            return x.clamp(0, 1)
-
-        @staticmethod
-        def backward(ctx, grad_out):
-            (inside,) = ctx.saved_tensors
-            return grad_out * inside
-
-    return YourClamp01
-
-
 @pytest.mark.parametrize(
     "mask",
     [lambda x: (x >= 0) & (x <= 1), lambda x: (x > 0) & (x < 1)],
     ids=["edges-included", "strict"],
 )
 def test_lesson_ones_solutions_in_both_conventions_pass_the_answer(mask):
-    fn = lesson_one_clamp01(mask)
+    fn = masked_clamp01(mask)
     reference_checks(fn)
     assert run_my_checks(reference_checks, fn) == "my_checks found nothing wrong with YourClamp01"
 

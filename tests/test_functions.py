@@ -16,6 +16,7 @@ from torch.func import grad, hessian, jacfwd, jacrev, vmap
 
 from lessons_lib import Clamp, Clamp01, Cube, CubeWithSetupContext, ReLUInPlace, RoundSTE, Square
 from lessons_lib.functions import ClippedSTE, FlatCube, MatMul, MatMulFloat32, SigmoidSpike
+from tests.learner_functions import masked_clamp01
 
 # Finite floats with the points where clamp and round change behaviour mixed in.
 special = st.sampled_from([0.0, 1.0, -0.0, 0.5, 1.5, 2.5, -0.5, -2.5, -1.0, 2.0])
@@ -497,23 +498,6 @@ def check_1(your_clamp01) -> list[bool]:
         for line in printed.getvalue().splitlines()
         if line.rstrip().endswith(("True", "False"))
     ]
-
-
-def masked_clamp01(mask, scale=lambda grad_out: grad_out):
-    """A Clamp01 whose backward returns scale(grad_out) where mask(x) holds, else zero."""
-
-    class Masked(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(mask(x))
-            return x.clamp(0, 1)
-
-        @staticmethod
-        def backward(ctx, grad_out):
-            (kept,) = ctx.saved_tensors
-            return scale(grad_out) * kept
-
-    return Masked
 
 
 @pytest.mark.parametrize(
