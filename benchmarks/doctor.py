@@ -15,7 +15,7 @@ import time
 
 import torch
 
-from lessons_lib.checks import check_function
+from lessons_lib.doctor.examination import check_function
 from tests.doctor_catalogue import CORRECT, WRONG
 
 TARGET_MS = 20.0

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import ipywidgets as widgets
 
-from lessons_lib.explorer import explore
-from lessons_lib.explorer_curves import grid
-from lessons_lib.explorer_figure import HEIGHT, WIDTH, Plot
-from lessons_lib.explorer_throttle import Throttle
+from lessons_lib.explorers.gradient.curves import grid
+from lessons_lib.explorers.gradient.explore import explore
+from lessons_lib.explorers.gradient.figure import HEIGHT, WIDTH, Plot
+from lessons_lib.explorers.throttle import Throttle
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL_DRAWN_PNG_LEVEL = 1  # what the kernel-drawn explorer used while dragging

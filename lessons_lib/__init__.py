@@ -1,9 +1,12 @@
-"""lessons_lib: the tested code behind the course on torch.autograd.Function."""
+"""lessons_lib: the tested code behind the course on torch.autograd.Function.
 
-from lessons_lib.checks import Report, check_function
-from lessons_lib.display import show_source
-from lessons_lib.exercises import cube_grad
-from lessons_lib.explorer import explore
+Everything a notebook calls comes from here (`from lessons_lib import Cube, explore`);
+the course content learners read stays namespaced (`from lessons_lib import research`).
+The package's map is in README.md ("What is where").
+"""
+
+import importlib
+
 from lessons_lib.functions import (
     Clamp,
     Clamp01,
@@ -15,7 +18,42 @@ from lessons_lib.functions import (
     SigmoidSpike,
     Square,
 )
-from lessons_lib.step_explorer import explore_steps
+
+# The doctor, the explorers (matplotlib, anywidget) and the exercises load on first use, so
+# `import lessons_lib` stays light in a Binder session of 1-2 GB.
+_LAZY = {
+    "lessons_lib.doctor": ["Report", "check_function"],
+    "lessons_lib.explorers": ["explore", "explore_steps", "measure_steps"],
+    "lessons_lib.exercises": [
+        "check_cube",
+        "check_cube_grad",
+        "check_edge_test",
+        "check_my_checks",
+        "check_nudge",
+        "check_straight_through",
+        "cube_grad",
+        "edge_test",
+        "grad_outs_gradcheck_sends",
+        "reference_checks",
+        "run_my_checks",
+    ],
+    "lessons_lib.display": ["PALETTE", "show_section", "show_source"],
+    "lessons_lib.watch": ["watching"],
+}
+_HOME = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _HOME:
+        raise AttributeError(f"module 'lessons_lib' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name]), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOME])
+
 
 __all__ = [
     "Clamp",
@@ -24,13 +62,8 @@ __all__ = [
     "Cube",
     "CubeWithSetupContext",
     "ReLUInPlace",
-    "Report",
     "RoundSTE",
     "SigmoidSpike",
     "Square",
-    "check_function",
-    "cube_grad",
-    "explore",
-    "explore_steps",
-    "show_source",
+    *_HOME,
 ]

@@ -1,7 +1,7 @@
 """The doctor's catalogue: learner-style Functions, each wrong in a known way or correct.
 
 WRONG holds (name, Function, reference, grad_reference, expected codes[, inputs]);
-CORRECT holds (name, Function, reference, grad_reference, inputs). tests/test_checks.py
+CORRECT holds (name, Function, reference, grad_reference, inputs). tests/doctor/test_examination.py
 checks each entry and benchmarks/doctor.py times the doctor over all of them.
 """
 

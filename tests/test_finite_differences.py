@@ -5,7 +5,6 @@ import math
 import pytest
 import torch
 
-from lessons_lib.errors import InputError, LessonError
 from lessons_lib.finite_differences import (
     best_step,
     central_difference,
@@ -18,6 +17,7 @@ from lessons_lib.finite_differences import (
     step_errors,
     truncation_error,
 )
+from lessons_lib.running.errors import InputError, LessonError
 
 F32, F64 = torch.float32, torch.float64
 

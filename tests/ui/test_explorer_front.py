@@ -1,4 +1,4 @@
-"""explorer_front.js in Chromium: its pure functions agree with the kernel's Python, value by value.
+"""front.js in Chromium: its pure functions agree with the kernel's Python, value by value.
 
 The module is imported into a blank page from a data: URL (it imports nothing itself),
 so these run in a second, without JupyterLab.
@@ -12,11 +12,11 @@ import random
 import numpy as np
 import pytest
 
-from lessons_lib.explorer_curves import KEYS, ON_GRID, Curves, grid
-from lessons_lib.explorer_picture import FRONT_END, exact_values
-from lessons_lib.step_curves import KEYS as DTYPE_KEYS
-from lessons_lib.step_curves import ON_GRID as STEP_ON_GRID
-from lessons_lib.step_curves import STEPS, StepCurves
+from lessons_lib.explorers.gradient.curves import KEYS, ON_GRID, Curves, grid
+from lessons_lib.explorers.picture import FRONT_END, exact_values
+from lessons_lib.explorers.steps.curves import KEYS as DTYPE_KEYS
+from lessons_lib.explorers.steps.curves import ON_GRID as STEP_ON_GRID
+from lessons_lib.explorers.steps.curves import STEPS, StepCurves
 
 IMPORT = "import('data:text/javascript;base64,{}')"
 

@@ -10,8 +10,8 @@ learner's own Function is explored, and a broken one shows its message in the wi
 import pytest
 
 from lessons_lib import Cube
-from lessons_lib.step_curves import measure
-from lessons_lib.step_explorer import explore_steps
+from lessons_lib.explorers.steps.curves import measure
+from lessons_lib.explorers.steps.explore import explore_steps
 from tests.ui.scratch_lab import (
     FINISHED,
     FOCUSED,
@@ -25,7 +25,7 @@ from tests.ui.scratch_lab import (
 from tools.page_timing import key_to_picture
 
 LEARNERS_OWN = (
-    "import torch\n\nfrom lessons_lib.step_explorer import explore_steps\n\n\n"
+    "import torch\n\nfrom lessons_lib.explorers.steps.explore import explore_steps\n\n\n"
     "class {name}(torch.autograd.Function):\n"
     "    @staticmethod\n"
     "    def forward(ctx, x):\n"
@@ -37,7 +37,7 @@ LEARNERS_OWN = (
     "explore_steps({name}, 3.0)"
 )
 CELLS = [
-    "from lessons_lib import Cube\nfrom lessons_lib.step_explorer import explore_steps\n\n"
+    "from lessons_lib import Cube\nfrom lessons_lib.explorers.steps.explore import explore_steps\n\n"
     "steps = explore_steps(Cube, 2.0)\nsteps",
     'import time\n\nprint("sleeping", flush=True)\ntime.sleep(5)',
     "print(steps.step_slider.value, steps.x_slider.value)",

@@ -1,0 +1,211 @@
+"""How the gradient doctor compares numbers, accepts a kink, and quotes evidence."""
+
+from collections.abc import Callable
+
+import torch
+
+from lessons_lib.doctor.samples import upstream_gradient
+from lessons_lib.running.probe import SCALE, EngineRun, as_tuple, differentiable
+
+RTOL, ATOL = 1e-5, 1e-7
+LOW_RTOL, LOW_ATOL = 1e-3, 1e-5  # float32 and below: a few units in the last place add up
+MAX_EVIDENCE = 3
+KINK_STEP = 1e-6  # one-sided finite differences, relative to max(1, |x|)
+MAX_KINK_PROBES = 32  # elements probed for a kink per input and sample
+
+
+def chain_rule_kind(run: EngineRun, i: int) -> str | None:
+    """None if backward's gradient for input i scales with grad_out; else how it fails to."""
+    if run.scaled is None or len(run.scaled) <= i or len(run.raw) <= i:
+        return None
+    plain, scaled = run.raw[i], run.scaled[i]
+    if not (isinstance(plain, torch.Tensor) and isinstance(scaled, torch.Tensor)):
+        return None
+    if plain.shape != scaled.shape:
+        return None
+    finite = plain.isfinite() & scaled.isfinite()  # a NaN is a different mistake
+    plain, scaled = plain[finite], scaled[finite]
+    if close(scaled, SCALE * plain).all():
+        return None
+    if close(scaled, plain).all():
+        return "ignores"
+    upstream = upstream_gradient(run.outputs[run.tracked[0]], run.tracked[0])
+    moved = (1 - SCALE) * upstream[finite] if upstream.shape == finite.shape else None
+    if len(run.tracked) == 1 and moved is not None and close(plain - scaled, moved).all():
+        return "adds"
+    return "other"
+
+
+def one_number(got: torch.Tensor, uniform: torch.Tensor, mask: torch.Tensor) -> float | None:
+    """c where got = c * uniform (uniform: the right gradient for a grad_out of all ones).
+
+    That is a backward using grad_out as one number (its sum, mean, first element) in
+    place of grad_out itself, elementwise. None unless the two are proportional, c is not
+    zero, and at least two elements of `uniform` in `mask` are non-zero (any two single
+    numbers are proportional).
+    """
+    got, uniform = got[mask], uniform[mask]
+    if int((uniform != 0).sum()) < 2:
+        return None
+    wide = got.to(torch.float64), uniform.to(torch.float64)
+    factor = ((wide[0] * wide[1]).sum() / (wide[1] * wide[1]).sum()).item()
+    if factor == 0 or not close(got, factor * uniform).all():  # tolerance of uniform's dtype
+        return None
+    return factor
+
+
+def one_sided_slopes(reference: Callable, inputs: tuple, i: int, index: tuple):
+    """Left and right slopes of sum(grad_out * reference) along element `index` of input i."""
+    args = [a.detach().double() if differentiable(a) else a for a in inputs]
+    x = args[i]
+    step = KINK_STEP * max(1.0, abs(x[index].item()))
+    try:
+        with torch.no_grad():
+            centre = as_tuple(reference(*args))
+            moved = []
+            for sign in (1, -1):
+                shifted = x.clone()
+                shifted[index] += sign * step
+                moved.append(as_tuple(reference(*args[:i], shifted, *args[i + 1 :])))
+    except Exception:
+        return None
+
+    def change(after: tuple) -> float:
+        total = 0.0
+        for k, (a, c) in enumerate(zip(after, centre, strict=True)):
+            if isinstance(c, torch.Tensor) and c.is_floating_point():
+                total += ((a - c) * upstream_gradient(c, k)).sum().item()
+        return total
+
+    right, left = change(moved[0]) / step, -change(moved[1]) / step
+    return left, right
+
+
+def single_upstream(ref_output) -> torch.Tensor | None:
+    """The grad_out a one-output Function received, to quote beside the evidence."""
+    outputs = as_tuple(ref_output)
+    if len(outputs) == 1 and isinstance(outputs[0], torch.Tensor):
+        return upstream_gradient(outputs[0], 0)
+    return None
+
+
+def close(got: torch.Tensor, want: torch.Tensor) -> torch.Tensor:
+    if want.dtype == torch.float64:
+        return torch.isclose(got.to(want.dtype), want, RTOL, ATOL)
+    return torch.isclose(got.to(want.dtype), want, LOW_RTOL, LOW_ATOL)  # float32 and below
+
+
+def all_finite(output) -> bool:
+    return all(
+        bool(o.isfinite().all())
+        for o in as_tuple(output)
+        if isinstance(o, torch.Tensor) and o.is_floating_point()
+    )
+
+
+def elementwise_finite(ref_output, like: torch.Tensor) -> torch.Tensor:
+    """Where the reference's value is finite, for outputs shaped like `like` (else all True)."""
+    mask = torch.ones(like.shape, dtype=torch.bool)
+    for o in as_tuple(ref_output):
+        if isinstance(o, torch.Tensor) and o.is_floating_point() and o.shape == like.shape:
+            mask &= o.isfinite()
+    return mask
+
+
+def output_mask(values: torch.Tensor, kinks: dict):
+    """Where an output-shaped comparison is meaningful: finite and away from accepted kinks."""
+    mask = values.isfinite()
+    for accepted in kinks.values():
+        if not accepted.any():
+            continue
+        if accepted.shape != values.shape:
+            return None  # a kink somewhere, and no way to tell which outputs it touches
+        mask &= ~accepted
+    return mask
+
+
+def evidence_lines(
+    wrong: torch.Tensor,
+    inputs: tuple,
+    names: list[str],
+    expected: torch.Tensor,
+    got: torch.Tensor,
+    *,
+    at: int | None = None,
+    output: int = 0,
+    prefix: str = "",
+    quotes: tuple[tuple[str, torch.Tensor | None], ...] = (),
+    says: str = "expected {expected}, got {got}",
+) -> tuple[str, ...]:
+    """A few 'at ...: expected ..., got ...' lines where values disagree.
+
+    Values shaped like input `at` are placed by that input's element ("x[0, 1] = -1.5");
+    otherwise they are output-shaped and placed by output element, with the input's
+    value beside it where the shapes match. `quotes` adds the named values (grad_out,
+    a direction, a tangent) at the same element, where their shape matches too. `says`
+    words the two values where "expected" would not be the true value.
+    """
+    x_index = at if at is not None else next(i for i, a in enumerate(inputs) if differentiable(a))
+    x, x_name = inputs[x_index], names[x_index]
+    lines = []
+    for index in wrong.nonzero()[:MAX_EVIDENCE].tolist():
+        spot, subscript = tuple(index), ", ".join(map(str, index))
+        same_shape = isinstance(x, torch.Tensor) and x.shape == wrong.shape
+        x_at = f"{x_name}[{subscript}]" if same_shape and x.dim() > 1 else x_name
+        x_at = f"{x_at} = {x[spot].item():.4g}" if same_shape else ""
+        extras = [
+            f"{name} {t[spot].item():.4g}"
+            for name, t in quotes
+            if t is not None and t.shape == wrong.shape
+        ]
+        if at is not None and x_at:
+            where = x_at
+        else:
+            where = f"output[{subscript}]" if output == 0 else f"output {output}[{subscript}]"
+            extras = [x_at, *extras] if x_at else extras
+        where += f" ({', '.join(extras)})" if extras else ""
+        shown = distinct(expected[spot].item(), got[spot].item())
+        lines.append(f"{prefix}at {where}: {says.format(expected=shown[0], got=shown[1])}")
+    return tuple(lines)
+
+
+def distinct(a: float, b: float) -> tuple[str, str]:
+    """a and b with 4 significant digits, or the fewest up to 17 at which they read differently.
+
+    The doctor flags values that differ by more than RTOL (1e-5 relative), finer than 4
+    digits show: "expected 36.75, got 36.75" would contradict the finding it supports.
+    """
+    for digits in range(4, 18):
+        shown = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if shown[0] != shown[1]:
+            return shown
+    return f"{a:.4g}", f"{b:.4g}"  # equal values (a NaN flagged for its position, say)
+
+
+def between_slopes(
+    reference: Callable, inputs: tuple, i: int, index: tuple, value: float, scale: float = 1.0
+) -> bool:
+    """Whether element `index` of input i is a kink of the reference and `value` lies
+    between its one-sided slopes (each times `scale`)."""
+    slopes = one_sided_slopes(reference, inputs, i, index)
+    if slopes is None:
+        return False
+    left, right = (scale * slope for slope in slopes)
+    size = 1 + abs(left) + abs(right)
+    is_kink = abs(right - left) > 1e-3 * size
+    return is_kink and min(left, right) - 1e-4 * size <= value <= max(left, right) + 1e-4 * size
+
+
+def accepted_at_kinks(
+    reference: Callable, wrong: torch.Tensor, inputs: tuple, i: int, got: torch.Tensor
+) -> torch.Tensor:
+    """Elements where the reference has a kink and `got` lies between its one-sided slopes.
+
+    At a kink any value between the slopes is a valid subgradient (a ReLU may pass
+    0 or 1 at exactly 0), so the doctor accepts it rather than raise a false alarm.
+    """
+    accepted = torch.zeros_like(wrong)
+    for index in wrong.nonzero()[:MAX_KINK_PROBES].tolist():
+        spot = tuple(index)
+        accepted[spot] = between_slopes(reference, inputs, i, spot, got[spot].item())
+    return accepted

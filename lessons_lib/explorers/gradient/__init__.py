@@ -1,0 +1,1 @@
+"""The gradient explorer: forward, backward and the true gradient of one Function."""

@@ -1,0 +1,64 @@
+"""The explorers' picture as a widget: the kernel's half of front.js (anywidget).
+
+Only a change of the curves travels: the picture without its moving parts (a PNG), the
+sampled curves as float64 rows, and what the front end needs to place a point on them
+(each panel's box and limits, the inputs the curves were measured with). The front end
+draws every point move from these by itself; the kernel answers only for an x that
+falls between samples (a typed value), with the exact values there.
+"""
+
+import math
+from pathlib import Path
+
+import anywidget
+import ipywidgets as widgets
+import numpy as np
+import traitlets
+
+from lessons_lib.explorers.gradient.curves import KEYS, Curves
+
+FRONT_END = Path(__file__).with_name("front.js")
+
+
+class Picture(anywidget.AnyWidget):
+    """The picture, its readout and its text alternative, drawn in the browser."""
+
+    _esm = FRONT_END
+    background = traitlets.Bytes(b"").tag(sync=True)  # PNG: the picture without the point
+    samples = traitlets.Bytes(b"").tag(sync=True)  # float64 rows, named by picture_style.rows
+    meta = traitlets.Dict().tag(sync=True)  # revision, inputs measured with, panels, and so on
+    exact = traitlets.Dict().tag(sync=True)  # the values at an x between samples, or {}
+    # Fixed: kind, rows, names, colours, markers. Not named `style`: ipywidgets' front end
+    # takes a DOMWidget's `style` (and `layout`) for a style widget and builds a view of it.
+    picture_style = traitlets.Dict().tag(sync=True)
+    # The sliders it listens to in the browser: the point, and every input of the curves.
+    controls = traitlets.Dict().tag(sync=True, **widgets.widget_serialization)
+
+    def show(self, background: bytes, samples: bytes, meta: dict, exact: dict) -> None:
+        """Send new curves in one message; the front end swaps them in on seeing the new meta."""
+        with self.hold_sync():
+            self.background = background
+            self.samples = samples
+            self.exact = exact
+            self.meta = meta
+
+
+def pack(curves: Curves) -> bytes:
+    """The curves as five little-endian float64 rows: x, forward, custom, true, differ."""
+    unknown = np.full(curves.x.shape, np.nan)
+    rows = [curves.x]
+    rows += [unknown if getattr(curves, key) is None else getattr(curves, key) for key in KEYS]
+    rows.append(curves.differ().astype(np.float64))
+    return pack_rows(rows)
+
+
+def pack_rows(rows: list[np.ndarray]) -> bytes:
+    """Equal-length rows as little-endian float64, one after another: what the front end reads."""
+    return np.stack(rows).astype("<f8").tobytes()
+
+
+def exact_values(point: dict, revision: int, keys: tuple[str, ...] = KEYS) -> dict:
+    """A point's values for the front end: JSON has no NaN, so unknown values become null."""
+    values = {key: None if math.isnan(point[key]) else point[key] for key in keys}
+    extra = {"differ": point["differ"]} if "differ" in point else {}
+    return {"revision": revision, "x": point["x"], **values, **extra}

@@ -1,0 +1,1 @@
+"""The step explorer: how big a nudge a finite difference should take, per dtype."""

@@ -1,0 +1,127 @@
+"""How the step-size explorer is drawn: one log-log panel, the V of each dtype, the step blitted.
+
+The same machinery as the gradient explorer's picture (explorer_figure.BlitFigure): the
+curves, the model and the best steps are drawn with the panel; the step's line and its
+markers are the moving parts, drawn by the browser (front.js) or blitted here
+for the static picture.
+"""
+
+import textwrap
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from lessons_lib.display import PALETTE
+from lessons_lib.explorers.gradient.figure import DPI, FONT, HEIGHT, POINT_LINE, WIDTH, BlitFigure
+from lessons_lib.explorers.steps.curves import KEYS, STEPS, StepCurves, StepSetup
+
+LOOKS = {  # dtype: colour, measured marker, model line style (they differ in greyscale too)
+    "float32": (PALETTE["blue"], "o", "--"),
+    "float64": (PALETTE["vermillion"], "s", "-."),
+}
+MARKERS = {key: (0, colour, marker, 12) for key, (colour, marker, _) in LOOKS.items()}
+LEGEND_WIDTH = 30  # characters: a wrapped legend entry stays inside the picture
+MOVING = ["step_line", *(f"{key}_marker" for key in KEYS)]
+
+
+class StepPlot(BlitFigure):
+    """One log-log panel: measured error and model per dtype, the best steps marked."""
+
+    def __init__(self, setup: StepSetup) -> None:
+        super().__init__(*_build_figure(setup))
+        self.setup = setup
+
+    def draw_curves(self, curves: StepCurves) -> None:
+        """Put one point's errors, model and best steps into the panel and redraw it."""
+        a, (ax,) = self.artists, self.figure.axes
+        empty = np.full(curves.h.shape, np.nan)
+        for key in KEYS:
+            errors = curves.errors.get(key, empty)
+            # An error of exactly 0 has no place on a log axis: a gap, not a drop to the floor.
+            a[f"{key}_measured"].set_data(curves.h, np.where(errors > 0, errors, np.nan))
+            a[f"{key}_model"].set_data(curves.h, curves.model.get(key, empty))
+            best = curves.best.get(key, np.nan)
+            a[f"{key}_best"].set_xdata([best, best])
+            a[f"{key}_best"].set_label(_best_label(key, best, curves.no_optimum.get(key)))
+        ax.set_xlim(curves.h[-1] / 2, curves.h[0] * 2)
+        ax.set_ylim(*_error_limits(curves))
+        slope = (
+            "" if np.isnan(curves.slope) else f": {self.setup.slope_label} says {curves.slope:.6g}"
+        )
+        ax.set_title(f"{self.setup.name} at x = {curves.x:g}{slope}", fontsize=FONT, loc="left")
+        _legend(ax)  # again: the best steps' labels changed
+        self.redraw_panels()
+
+    def draw_point(self, point: dict[str, float]) -> None:
+        """Blit the step's line and each dtype's marker over the curves."""
+        h, a = point["x"], self.artists
+        a["step_line"].set_xdata([h, h])
+        for key in KEYS:
+            a[f"{key}_marker"].set_data([h], [point[key]])
+        self.blit(MOVING)
+
+
+def _best_label(key: str, best: float, why_not: str | None) -> str:
+    """The legend's words for a dtype's dotted line: the model's best h, or the rule of thumb."""
+    if np.isnan(best):
+        return f"{key} best h"
+    words = f"{key} best h ≈ {best:.1g}" if why_not is None else f"{key} ε^(1/3) ≈ {best:.1g}"
+    if not STEPS[-1] <= best <= STEPS[0]:
+        words += " (off the grid)"
+    if why_not is None:
+        return words
+    return f"{words}\n" + textwrap.fill(f"(rule of thumb: {why_not})", LEGEND_WIDTH)
+
+
+def _error_limits(curves: StepCurves) -> tuple[float, float]:
+    """y limits on a log axis: every positive measured error, with a decade's margin."""
+    parts = [e[np.isfinite(e) & (e > 0)] for e in curves.errors.values()]
+    values = np.concatenate(parts) if parts else np.empty(0)
+    if values.size == 0:
+        return 1e-16, 1.0
+    return float(values.min()) / 10, float(values.max()) * 10
+
+
+def _legend(ax: object) -> None:
+    """The legend, beside the panel; it belongs to the panel, as the best steps' labels change."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=FONT - 3)
+
+
+def _build_figure(setup: StepSetup) -> tuple[Figure, FigureCanvasAgg, dict]:
+    """The panel and every artist, created once and later updated in place."""
+    figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI)
+    canvas = FigureCanvasAgg(figure)
+    figure.subplots_adjust(left=0.1, right=0.62, top=0.9, bottom=0.12)
+    ax = figure.subplots()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    a = {}
+    for key, (colour, marker, model_style) in LOOKS.items():
+        a[f"{key}_measured"] = ax.plot(
+            [], [], color=colour, marker=marker, ms=4, lw=2, label=f"{key} measured"
+        )[0]
+        a[f"{key}_model"] = ax.plot(
+            [], [], color=colour, ls=model_style, lw=1.5, label=f"{key} model"
+        )[0]
+        a[f"{key}_best"] = ax.axvline(1.0, color=colour, ls=":", lw=2, label=f"{key} best h")
+    for key, (_, colour, marker, size) in MARKERS.items():
+        a[f"{key}_marker"] = ax.plot([], [], marker, color=colour, ms=size, animated=True)[0]
+    colour, width = POINT_LINE
+    a["step_line"] = ax.axvline(1.0, color=colour, lw=width, animated=True)
+    ax.set_xlabel("step h", fontsize=FONT)
+    ax.set_ylabel(f"|central difference - {setup.slope_label}|", fontsize=FONT - 2)
+    ax.tick_params(labelsize=FONT - 2)
+    ax.grid(True, color="#dddddd")
+    # The model's formula, once, under the legend: it never changes, so it is static.
+    figure.text(
+        0.645,
+        0.12,
+        "model: h² |f'''| / 6 + ε (|f| + |x f'|) / h\nε: the dtype's machine epsilon",
+        fontsize=FONT - 3,
+        va="bottom",
+    )
+    _legend(ax)
+    for key, artist in a.items():
+        artist.set_gid(key)  # a stable name, so tests can find each artist
+    return figure, canvas, a

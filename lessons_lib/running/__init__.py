@@ -1,0 +1,1 @@
+"""Calling a learner's code safely: shared by the doctor, the explorers and the exercises."""
