@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import Tensor
 
-from lessons_lib.running.errors import InputError, LessonError, first_line
+from lessons_lib.running import InputError, LessonError, first_line
 
 __all__ = [
     "best_step",

@@ -5,7 +5,7 @@ from collections.abc import Callable
 import torch
 
 from lessons_lib.doctor.samples import upstream_gradient
-from lessons_lib.running.probe import SCALE, EngineRun, as_tuple, differentiable
+from lessons_lib.running import SCALE, EngineRun, as_tuple, differentiable
 
 RTOL, ATOL = 1e-5, 1e-7
 LOW_RTOL, LOW_ATOL = 1e-3, 1e-5  # float32 and below: a few units in the last place add up

@@ -39,6 +39,7 @@ from lessons_lib.doctor.higher_order import (
     jvp_of,
     second_derivatives,
 )
+from lessons_lib.doctor.non_finite import trace_non_finite
 from lessons_lib.doctor.samples import (
     Sample,
     default_inputs,
@@ -49,21 +50,21 @@ from lessons_lib.doctor.samples import (
     upstream_gradient,
     validated_inputs,
 )
-from lessons_lib.running.errors import InputError, LessonError
-from lessons_lib.running.probe import (
+from lessons_lib.running import (
     SCALE,
     EngineRun,
     Failure,
+    InputError,
+    LessonError,
     SavedChange,
     Upstream,
+    as_function,
     as_tuple,
     differentiable,
     engine_run,
     fresh_inputs,
-    is_function,
     ones_upstream,
     preserved_global_state,
-    trace_non_finite,
     vjp,
 )
 
@@ -156,14 +157,10 @@ def check_function(
     points and the tails. Never raises for a broken `fn`; raises a LessonError only when
     the check itself is set up wrongly.
     """
-    owner = getattr(fn, "__self__", None)  # Cube.apply was passed for Cube
-    name = (
-        f"{owner.__name__}.apply"
-        if is_function(owner)
-        else getattr(fn, "__name__", type(fn).__name__)
-    )
-    if not is_function(fn):
-        return Report(name, [say.not_a_function(fn)])
+    function = as_function(fn)  # Cube.apply means Cube
+    if function is None:
+        return Report(getattr(fn, "__name__", type(fn).__name__), [say.not_a_function(fn)])
+    fn = function
     for role, given in (("reference", reference), ("grad_reference", grad_reference)):
         if given is not None and not callable(given):
             raise InputError(
@@ -179,7 +176,7 @@ def check_function(
                     warnings.simplefilter("ignore")
                 if not examination.examine(sample):
                     break
-    return examination.report(name)
+    return examination.report(fn.__name__)
 
 
 # --- the examination ---------------------------------------------------------------

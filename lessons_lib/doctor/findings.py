@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import torch
 
-from lessons_lib.running.probe import SavedChange, Step, describe_non_function
+from lessons_lib.doctor.non_finite import Step
+from lessons_lib.running import SavedChange, describe_non_function
 
 # Most important first: a later finding is often a consequence of an earlier one.
 CODES = (

@@ -15,7 +15,7 @@ import torch
 import torch.autograd.forward_ad as fwAD
 from torch.autograd.function import once_differentiable
 
-from lessons_lib.running.probe import (
+from lessons_lib.running import (
     Failure,
     Upstream,
     as_tuple,

@@ -4,8 +4,7 @@ from dataclasses import dataclass
 
 import torch
 
-from lessons_lib.running.errors import InputError
-from lessons_lib.running.probe import differentiable
+from lessons_lib.running import InputError, differentiable
 
 WIDE = 10.0  # random points are drawn from [-WIDE, WIDE]
 TAILS = (-1e3, 1e3, -1e4, 1e4, -100.0, 100.0, -30.0, 30.0)  # most telling first

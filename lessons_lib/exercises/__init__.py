@@ -8,9 +8,9 @@ from lessons_lib.exercises.check_your_clamp01 import (
     reference_checks,
     run_my_checks,
 )
-from lessons_lib.exercises.your_own_backward_pass import check_cube, check_cube_grad, cube_grad
 from lessons_lib.exercises.nudge import check_nudge
 from lessons_lib.exercises.straight_through import check_straight_through
+from lessons_lib.exercises.your_own_backward_pass import check_cube, check_cube_grad, cube_grad
 
 __all__ = [
     "check_cube",

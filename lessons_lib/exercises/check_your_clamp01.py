@@ -53,7 +53,7 @@ from lessons_lib.broken_clamps import (
     wrong_while_hypothesis_draws,
 )
 from lessons_lib.exercises.base import Case, ExerciseCheck, Hint, short
-from lessons_lib.running.probe import Failure, is_function, preserved_global_state
+from lessons_lib.running import Failure, is_function, preserved_global_state
 from lessons_lib.watch import patched, watching
 
 # --- where each idea is taught ------------------------------------------------------------

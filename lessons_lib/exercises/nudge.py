@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import torch
 
 from lessons_lib.exercises.base import Case, ExerciseCheck, Hint
-from lessons_lib.running.probe import a_or_an, preserved_global_state
+from lessons_lib.running import a_or_an, preserved_global_state
 
 HINT_CALL = "check_nudge(my_nudge, hint={})"
 HINTS = (

@@ -15,7 +15,7 @@ from dataclasses import replace
 import torch
 
 from lessons_lib.exercises.base import Case, ExerciseCheck, Hint, short
-from lessons_lib.running.probe import Run, a_or_an, describe_non_function, is_function, run_function
+from lessons_lib.running import Run, a_or_an, describe_non_function, is_function, run_function
 
 # Uneven on purpose: a backward that ignores grad_out cannot match it by luck.
 _ROUND_X = (0.4, 1.6, 2.5, -1.2)  # 2.5 tells torch.round (to 2, the even one) from rounding up

@@ -19,7 +19,7 @@ import torch
 from lessons_lib.doctor.examination import check_function
 from lessons_lib.exercises.base import Case, ExerciseCheck, Hint, plain, short
 from lessons_lib.functions import Cube
-from lessons_lib.running.probe import (
+from lessons_lib.running import (
     Failure,
     Run,
     a_or_an,

@@ -16,7 +16,7 @@ from lessons_lib.doctor.compare import (
     output_mask,
 )
 from lessons_lib.doctor.samples import upstream_gradient
-from lessons_lib.running.probe import engine_run
+from lessons_lib.running import engine_run
 from tests.learner_functions import cube, function, save_and, saved
 
 F64 = torch.float64

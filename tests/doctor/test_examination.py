@@ -14,7 +14,7 @@ from lessons_lib import Clamp, Cube, RoundSTE, broken_clamps
 from lessons_lib.doctor.examination import CODES, LESSON_SECTIONS, check_function, default_inputs
 from lessons_lib.doctor.samples import upstream_gradient
 from lessons_lib.research import HardGate
-from lessons_lib.running.errors import InputError, LessonError
+from lessons_lib.running import InputError, LessonError
 from tests.doctor_catalogue import BOUNDED, CORRECT, WRONG, clamp_lo_hi
 from tests.learner_functions import cube, function, save_and
 
@@ -60,7 +60,6 @@ def plain_cube(x):
     ("thing", "says"),
     [
         (plain_cube, "plain Python function"),
-        (Cube.apply, "pass the class Cube itself"),
         (Module(), "nn.Module"),
         (Module, "nn.Module"),
         (Function, "pass your subclass"),
@@ -68,7 +67,6 @@ def plain_cube(x):
     ],
     ids=[
         "plain function",
-        "Cube.apply",
         "module instance",
         "module class",
         "Function itself",
@@ -695,3 +693,9 @@ def test_a_backward_inventing_a_gradient_for_a_none_grad_out_is_found():
     report = check_function(invents, cube)
     assert report.codes == ["undefined-grad-out"]
     assert "backward returns a non-zero gradient for x when grad_out is undefined" in str(report)
+
+
+def test_cube_apply_is_examined_as_cube_itself():
+    by_class, by_apply = check_function(Cube, cube), check_function(Cube.apply, cube)
+    assert by_apply.codes == by_class.codes == []
+    assert str(by_apply) == str(by_class)

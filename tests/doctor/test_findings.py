@@ -9,7 +9,8 @@ import torch
 
 from lessons_lib.doctor import findings
 from lessons_lib.doctor.findings import CODES, FURTHER_READING, LESSON_SECTIONS, SECTIONS
-from lessons_lib.running.probe import SavedChange, Step
+from lessons_lib.doctor.non_finite import Step
+from lessons_lib.running import SavedChange
 
 TRACKS = {
     findings.DEV: "notebooks/01-custom-function/2-developer.ipynb",

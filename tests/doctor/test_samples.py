@@ -11,7 +11,7 @@ from lessons_lib.doctor.samples import (
     upstream_gradient,
     validated_inputs,
 )
-from lessons_lib.running.errors import InputError
+from lessons_lib.running import InputError
 
 F64 = torch.float64
 
