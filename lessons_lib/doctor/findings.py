@@ -13,6 +13,7 @@ import torch
 
 from lessons_lib.doctor.non_finite import Step
 from lessons_lib.running import SavedChange, describe_non_function
+from lessons_lib.sections import TAUGHT, cite
 
 # Most important first: a later finding is often a consequence of an earlier one.
 CODES = (
@@ -37,38 +38,10 @@ CODES = (
     "ctx-tensor",
 )
 
-# Where each mistake is taught: (track, section heading), as the notebooks spell them, or
-# None where no section teaches it (NO_SECTION then says what the report itself explains). A
-# developer reads their own track first; the researcher track is further reading, or the
-# one place an idea is taught (ONLY_RESEARCHER).
-DEV, RES = "Developer track", "Researcher track"  # lesson 1's
-CHECK_DEV = "Lesson 2 developer track"
-SECTIONS: dict[str, tuple[str, str] | None] = {
-    "not-a-function": (DEV, "A complete custom operation"),
-    "error": None,  # an error in the learner's own code: the message and the fix say it
-    "mutates-input": (DEV, "Why save_for_backward: the version-counter safety net"),
-    # forward compared with a reference (no-lower-bound, zero-at-one), and why gradcheck cannot
-    "forward": (CHECK_DEV, "What gradcheck finds, and what the doctor finds"),
-    "grad-count": (DEV, "Mistake 2: the wrong number of gradients"),
-    "non-tensor-grad": (DEV, "One gradient per forward input"),
-    "grad-shape": None,  # the developer tracks never show a gradient's shape going wrong
-    "no-gradient": (DEV, "One gradient per forward input"),
-    "mutates-saved": (DEV, "Why save_for_backward: the version-counter safety net"),
-    "mutates-grad-out": (DEV, "Mistake 6: writing into grad_out"),
-    "chain-rule": (DEV, "Mistake 4: breaking the chain"),
-    "non-finite": (RES, "3.3 A numerically superior hand derivative"),
-    "gradient": (DEV, "Mistake 3: a wrong derivative that runs fine"),
-    "non-contiguous-grad-out": (DEV, "Mistake 7: a backward that assumes grad_out is contiguous"),
-    # LazyClamp01 there: set_materialize_grads(False), gradcheck's check, and the fix
-    "undefined-grad-out": (
-        CHECK_DEV,
-        "Forward mode, batched gradients, undefined gradients, non-determinism",
-    ),
-    "grad-dtype": None,  # no lesson shows a backward that changes the dtype
-    "double-backward": (CHECK_DEV, "gradgradcheck: the second derivative"),
-    "jvp": (CHECK_DEV, "Forward mode, batched gradients, undefined gradients, non-determinism"),
-    "ctx-tensor": (DEV, "Mistake 1: tensors stashed on ctx"),
-}
+# Where each mistake is taught: sections.TAUGHT under the code's own name, or nowhere
+# (NO_SECTION then says what the report itself explains). A developer reads their own track
+# first; the researcher track is further reading, or the one place an idea is taught
+# (ONLY_RESEARCHER).
 NO_SECTION = {  # what "Read more" says where no lesson section covers the idea
     "error": "no lesson section covers errors in your own code: PyTorch's message above names "
     "the problem, and for the messages learners meet most, “How to fix it” adds the usual cause",
@@ -77,12 +50,8 @@ NO_SECTION = {  # what "Read more" says where no lesson section covers the idea
     "grad-dtype": "no lesson section covers a gradient's dtype: “Why it matters” and “How to "
     "fix it” above explain it",
 }
-FURTHER_READING = {
-    "double-backward": ((RES, "Double backward: differentiable ops, or an honest refusal"),),
-    "jvp": ((RES, "The `setup_context` form, and `torch.func`"),),  # how to write a jvp
-    "grad-shape": ((RES, "1. What you are really defining: a VJP"),),  # each shaped like its input
-    # when a grad_out is None, shown with Sort and HardGate
-    "undefined-grad-out": ((RES, "`ctx.mark_non_differentiable`: outputs that carry no gradient"),),
+FURTHER_READING = {  # sections.TAUGHT's "<code>-further" entries
+    code: (TAUGHT[f"{code}-further"],) for code in CODES if f"{code}-further" in TAUGHT
 }
 ONLY_RESEARCHER = {  # no developer track teaches these: what "Read more" adds
     "non-finite": "the developer tracks do not cover NaN and overflow in a derivative",
@@ -94,13 +63,8 @@ NON_FINITE_UNCOVERED = (
 )
 
 
-def cite(track: str, heading: str) -> str:
-    """A lesson section as a report names it: Developer track, “Mistake 4: ...”."""
-    return f"{track}, “{heading}”"
-
-
 LESSON_SECTIONS = {
-    code: cite(*where) if where else NO_SECTION[code] for code, where in SECTIONS.items()
+    code: cite(TAUGHT[code]) if code in TAUGHT else NO_SECTION[code] for code in CODES
 }
 
 
@@ -126,7 +90,7 @@ class Finding:
     @property
     def further(self) -> str:
         """Deeper sections, in another track ("Further reading"), or ""."""
-        return "; ".join(cite(*where) for where in FURTHER_READING.get(self.code, ()))
+        return "; ".join(cite(section) for section in FURTHER_READING.get(self.code, ()))
 
 
 def shape_of(value: object) -> str:

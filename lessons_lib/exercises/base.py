@@ -19,7 +19,7 @@ class Case:
     expected: str = ""
     got: str = ""
     fix: str = ""
-    read: str = ""  # the lesson section that teaches this, e.g. 'Developer track, “...”'
+    read: str = ""  # where the course teaches this (sections.read_more)
 
 
 @dataclass(frozen=True)

@@ -54,40 +54,35 @@ from lessons_lib.broken_clamps import (
 )
 from lessons_lib.exercises.base import Case, ExerciseCheck, Hint, short
 from lessons_lib.running import Failure, is_function, preserved_global_state
+from lessons_lib.sections import read_more
 from lessons_lib.watch import patched, watching
 
 # --- where each idea is taught ------------------------------------------------------------
 # Every "read more" names a heading that exists and covers the idea (tests check each one).
 
-_PART1 = "This notebook, Part 1"
-_PART2 = "This notebook, Part 2"
-_L1_BEGINNER = "Lesson 1 beginner track"
-_L1_DEV = "Lesson 1 developer track"
-_DEV = "Lesson 2 developer track"
 # Part 1's pointers, into the beginner tracks and Part 1 itself.
 EDGE_READ = {
-    "tensors": f"{_L1_BEGINNER}, “Tensors and gradients”",
-    "apply": f"{_L1_BEGINNER}, “The notepad in use: Cube”",
-    "clamp": f"{_PART1}, “Clamp01: keep numbers between 0 and 1”",
-    "corners": f"{_PART1}, “The corners at 0 and 1”",
-    "choose": f"{_PART1}, “Choosing the upstream gradient yourself”",
-    "your turn": f"{_PART1}, “Your turn: my_edge_test”",
+    "tensors": read_more("tensors"),
+    "apply": read_more("notepad-cube"),
+    "clamp": read_more("clamp"),
+    "corners": read_more("corners"),
+    "choose": read_more("choose-grad-out"),
+    "your turn": read_more("your-turn-edges"),
 }
 # Part 2's pointers, into the developer tracks and Part 2 itself (and Part 1's section on
 # choosing grad_out, the one place the course builds an uneven grad_out step by step).
 READ = {
-    "apply": f"{_L1_DEV}, “apply, never forward”",
-    "gradcheck": f"{_DEV}, “gradcheck: your backward against finite differences”",
-    "float64": f"{_DEV}, “float64, and why float32 fails”",
-    "switches": f"{_DEV}, “Forward mode, batched gradients, undefined gradients, "
-    "non-determinism (optional on a first pass)”",
-    "kinks": f"{_DEV}, “Inputs at kinks”",
-    "pytest": f"{_DEV}, “Testing a Function in a pytest file”",
-    "doctor": f"{_DEV}, “What gradcheck finds, and what the doctor finds”",
-    "uneven": EDGE_READ["choose"],
-    "must do": f"{_PART2}, “What your checks must do”",
-    "sends": f"{_PART2}, “What gradcheck sends backward”",
-    "every float": f"{_PART2}, “A property test over every float”",
+    "apply": read_more("apply"),
+    "gradcheck": read_more("gradcheck"),
+    "float64": read_more("float64"),
+    "switches": read_more("switches"),
+    "kinks": read_more("kinks"),
+    "pytest": read_more("pytest"),
+    "doctor": read_more("doctor"),
+    "uneven": read_more("choose-grad-out"),
+    "must do": read_more("must-do"),
+    "sends": read_more("sends"),
+    "every float": read_more("every-float"),
 }
 
 

@@ -28,6 +28,7 @@ from lessons_lib.running import (
     preserved_global_state,
     run_function,
 )
+from lessons_lib.sections import read_more
 from lessons_lib.watch import Usage, watching
 
 
@@ -58,7 +59,7 @@ _CUBE_X = (2.0, -1.0, 0.5, 3.0)
 _CUBE_GRAD_OUT = (10.0, 2.0, -1.0, 0.5)
 _CUBE_HINT_CALL = "check_cube(Cube, hint={})"
 # Part 1's one pointer, to the beginner track's heading where grad_out * 3 * x**2 is read.
-READ_BEGINNER = "Beginner track, “The notepad in use: Cube”"
+READ_BEGINNER = read_more("notepad-cube")
 _CUBE_HINTS = (
     Hint(
         "the idea",
@@ -280,14 +281,13 @@ _DOCTOR_FIXES = {
 
 # --- checking a learner's cube_grad ------------------------------------------------
 
-# Where each problem is taught, as the developer track's headings spell them.
-_DEV = "Developer track"
+# Where each problem is taught (sections.TAUGHT's keys).
 READ = {
-    "use-cube": f"{_DEV}, “A complete custom operation”",
-    "apply": f"{_DEV}, “apply, never forward”",
-    "chain": f"{_DEV}, “Mistake 4: breaking the chain”",
-    "gradient": f"{_DEV}, “Mistake 3: a wrong derivative that runs fine”",
-    "saved": f"{_DEV}, “Why save_for_backward: the version-counter safety net”",
+    "use-cube": read_more("not-a-function"),
+    "apply": read_more("apply"),
+    "chain": read_more("chain-rule"),
+    "gradient": read_more("gradient"),
+    "saved": read_more("mutates-saved"),
 }
 
 _HINT_CALL = "check_cube_grad(cube_grad, hint={})"

@@ -8,15 +8,12 @@ import pytest
 import torch
 
 from lessons_lib.doctor import findings
-from lessons_lib.doctor.findings import CODES, FURTHER_READING, LESSON_SECTIONS, SECTIONS
+from lessons_lib.doctor.findings import CODES, FURTHER_READING, LESSON_SECTIONS
 from lessons_lib.doctor.non_finite import Step
 from lessons_lib.running import SavedChange
+from lessons_lib.sections import L1_DEVELOPER, L1_RESEARCHER, L2_DEVELOPER, TAUGHT, cite
 
-TRACKS = {
-    findings.DEV: "notebooks/01-custom-function/2-developer.ipynb",
-    findings.RES: "notebooks/01-custom-function/3-researcher.ipynb",
-    findings.CHECK_DEV: "notebooks/02-checking-gradients/2-developer.ipynb",
-}
+SECTIONS = {code: TAUGHT.get(code) for code in CODES}  # None: no section teaches it
 ROOT = Path(__file__).resolve().parents[2]
 OPTIONAL = " (optional on a first pass)"
 
@@ -43,10 +40,10 @@ def section_text(notebook: str, heading: str) -> str:
         first = source.split("\n", 1)[0]
         if cell["cell_type"] == "markdown" and first.startswith("#"):
             depth = len(first) - len(first.lstrip("#"))
-            title = first.lstrip("#").strip().removesuffix(OPTIONAL)
+            title = first.lstrip("#").strip()
             if level and depth <= level:
                 break
-            if title == heading:
+            if heading in (title, title.removesuffix(OPTIONAL)):
                 level = depth
         if level:
             text.append(source)
@@ -60,9 +57,8 @@ def test_every_read_more_names_a_heading_of_its_track_or_says_none_covers_it(cod
         assert LESSON_SECTIONS[code] == findings.NO_SECTION[code]
         assert LESSON_SECTIONS[code].startswith("no ") and "above" in LESSON_SECTIONS[code]
         return
-    track, heading = where
-    assert heading in headings(TRACKS[track]), f"{code}: no heading {heading!r} in {track}"
-    assert LESSON_SECTIONS[code] == f"{track}, “{heading}”"
+    assert where.heading in headings(f"notebooks/{where.notebook}"), code
+    assert LESSON_SECTIONS[code] == cite(where)
 
 
 # What a section must show to cover each code's idea (found by reading each one).
@@ -93,10 +89,10 @@ COVERS = {
 @pytest.mark.parametrize("code", sorted(COVERS))
 def test_every_cited_section_really_covers_its_codes_idea(code):
     """'Read more' sends a learner where the idea is shown, not only where the word appears."""
-    track, heading = SECTIONS[code]
-    text = section_text(TRACKS[track], heading)
+    section = SECTIONS[code]
+    text = section_text(f"notebooks/{section.notebook}", section.heading)
     for words in COVERS[code]:
-        assert words in text, (code, heading, words)
+        assert words in text, (code, section.heading, words)
 
 
 def test_only_codes_that_no_section_covers_have_none():
@@ -106,10 +102,8 @@ def test_only_codes_that_no_section_covers_have_none():
 
 def test_a_wrong_forward_reads_where_a_forward_is_compared_with_a_reference():
     """Not "A complete custom operation", which runs Cube and compares no forward with anything."""
-    assert SECTIONS["forward"] == (
-        findings.CHECK_DEV,
-        "What gradcheck finds, and what the doctor finds",
-    )
+    assert SECTIONS["forward"].notebook == L2_DEVELOPER
+    assert SECTIONS["forward"].heading == "What gradcheck finds, and what the doctor finds"
 
 
 def test_an_error_is_not_sent_to_a_section_that_does_not_cover_it():
@@ -121,19 +115,20 @@ def test_an_error_is_not_sent_to_a_section_that_does_not_cover_it():
 
 @pytest.mark.parametrize("code", sorted(FURTHER_READING))
 def test_every_further_reading_names_a_heading_of_its_track(code):
-    for track, heading in FURTHER_READING[code]:
-        assert heading in headings(TRACKS[track]), (code, heading)
+    for section in FURTHER_READING[code]:
+        assert section.heading in headings(f"notebooks/{section.notebook}"), code
 
 
 def test_an_undefined_grad_out_is_further_reading_where_backward_is_shown_receiving_none():
-    ((track, heading),) = FURTHER_READING["undefined-grad-out"]
-    text = section_text(TRACKS[track], heading)
+    (section,) = FURTHER_READING["undefined-grad-out"]
+    text = section_text(f"notebooks/{section.notebook}", section.heading)
     assert "set_materialize_grads(False)" in text and "HardGate" in text
 
 
 def test_a_gradients_shape_is_further_reading_where_the_researcher_track_states_it():
-    ((track, heading),) = FURTHER_READING["grad-shape"]
-    assert "each shaped like its input" in section_text(TRACKS[track], heading)
+    (section,) = FURTHER_READING["grad-shape"]
+    text = section_text(f"notebooks/{section.notebook}", section.heading)
+    assert "each shaped like its input" in text
 
 
 def finding(code: str) -> findings.Finding:
@@ -146,15 +141,17 @@ def test_a_developer_reads_their_own_track_first_and_the_researcher_track_as_fur
         if SECTIONS[code] is None:
             assert finding(code).section == findings.NO_SECTION[code]
             continue
-        track, _ = SECTIONS[code]
+        track = SECTIONS[code].notebook
         if code in findings.ONLY_RESEARCHER:
-            assert track == findings.RES
+            assert track == L1_RESEARCHER
             assert "developer tracks do not cover" in finding(code).section
         else:
-            assert track in (findings.DEV, findings.CHECK_DEV), code
+            assert track in (L1_DEVELOPER, L2_DEVELOPER), code
             assert finding(code).section == LESSON_SECTIONS[code]
-    assert finding("double-backward").further.startswith("Researcher track, “Double backward")
-    assert finding("jvp").further.startswith("Researcher track, “The `setup_context` form")
+    assert finding("double-backward").further.startswith(
+        "Lesson 1 researcher track, “Double backward"
+    )
+    assert finding("jvp").further.startswith("Lesson 1 researcher track, “The `setup_context` form")
     assert finding("chain-rule").further == ""
 
 

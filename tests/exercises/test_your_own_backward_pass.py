@@ -14,7 +14,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lessons_lib import Cube, cube_grad
-from lessons_lib.exercises.your_own_backward_pass import READ, READ_BEGINNER, check_cube, check_cube_grad
+from lessons_lib.exercises.your_own_backward_pass import (
+    READ,
+    READ_BEGINNER,
+    check_cube,
+    check_cube_grad,
+)
 
 
 @given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), max_size=30))
@@ -203,7 +208,7 @@ def test_right_numbers_without_the_learners_cube_are_caught(source, also):
     )
     assert first.fix.startswith("cube_grad got the right numbers without running your Cube at all")
     assert first.fix.count(". ") == 0  # one sentence
-    assert first.read == "Developer track, “A complete custom operation”"
+    assert first.read == "Lesson 1 developer track, “A complete custom operation”"
 
 
 def test_wrong_numbers_without_the_learners_cube_are_not_called_right():
@@ -253,7 +258,7 @@ def cube_grad(x):
     )
     assert first.name == "your Cube's backward did the work"
     assert "called Cube.forward(...) itself" in first.fix and "Cube.apply" in first.fix
-    assert first.read == "Developer track, “apply, never forward”"
+    assert first.read == "Lesson 1 developer track, “apply, never forward”"
 
 
 @pytest.mark.parametrize("call", ["Cube.forward(leaf)", "Cube.forward(None, leaf)"])
@@ -268,7 +273,7 @@ def cube_grad(x):
     )
     assert first.name == "1-d values" and first.got.startswith("it raised")
     assert first.fix.startswith("cube_grad called Cube.forward(...) itself. Call Cube.apply")
-    assert first.read == "Developer track, “apply, never forward”"
+    assert first.read == "Lesson 1 developer track, “apply, never forward”"
 
 
 def test_the_learners_cube_is_restored_exactly_even_when_cube_grad_raises():
@@ -296,7 +301,7 @@ def test_a_learners_cube_that_drops_grad_out_is_caught_although_sum_hides_it():
     )
     assert first.got == "tensor([12.0000, 3.0000, 0.0000, 0.7500, 27.0000])"
     assert "ignores grad_out" in first.fix and "all ones" in first.fix
-    assert first.read == "Developer track, “Mistake 4: breaking the chain”"
+    assert first.read == "Lesson 1 developer track, “Mistake 4: breaking the chain”"
 
 
 def test_a_missing_cube_is_reported_not_raised():
@@ -390,7 +395,7 @@ def test_a_wrong_derivative_is_compared_with_the_course_answer():
     )
     assert first.got == "tensor([4.0000, 1.0000, 0.0000, 0.2500, 9.0000])"
     assert "3 * x**2" in first.fix
-    assert first.read == "Developer track, “Mistake 3: a wrong derivative that runs fine”"
+    assert first.read == "Lesson 1 developer track, “Mistake 3: a wrong derivative that runs fine”"
 
 
 def test_returning_the_forward_value_is_named():
@@ -583,7 +588,10 @@ def cube_grad(x):
     )
     assert "modified by an inplace operation" in first.got
     assert first.fix.startswith("A tensor Cube saved for backward was changed in place")
-    assert first.read == "Developer track, “Why save_for_backward: the version-counter safety net”"
+    assert (
+        first.read
+        == "Lesson 1 developer track, “Why save_for_backward: the version-counter safety net”"
+    )
 
 
 @pytest.mark.parametrize(
@@ -742,7 +750,9 @@ def test_the_html_view_shows_the_first_problem_escaped():
     assert "x.detach()" in page and "Stuck?" in page
     assert "<b" in page and "&lt;" not in check_cube_grad(cube_grad)._repr_html_()
     assert "&lt;lambda&gt;" in check_cube_grad(lambda x: x)._repr_html_()
-    assert "Read more:</i> Developer track" in check_cube_grad(learner(FORMULA))._repr_html_()
+    assert (
+        "Read more:</i> Lesson 1 developer track" in check_cube_grad(learner(FORMULA))._repr_html_()
+    )
 
 
 def headings(track):
@@ -764,9 +774,9 @@ def test_every_section_named_in_a_fix_is_a_heading_of_that_track():
     developer = headings("2-developer")
     for section in READ.values():
         track, heading = section.split(", “")
-        assert track == "Developer track" and heading.rstrip("”") in developer, section
+        assert track == "Lesson 1 developer track" and heading.rstrip("”") in developer, section
     track, heading = READ_BEGINNER.split(", “")
-    assert track == "Beginner track" and heading.rstrip("”") in headings("1-beginner")
+    assert track == "Lesson 1 beginner track" and heading.rstrip("”") in headings("1-beginner")
     assert check_cube(cell(STARTER_CUBE)["Cube"]).first_failure.read == READ_BEGINNER
 
 
