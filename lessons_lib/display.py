@@ -1,7 +1,9 @@
 """Notebook helpers: show library source as code, and friendly message boxes."""
 
 import html
+import importlib
 import inspect
+import pkgutil
 from types import ModuleType
 
 from IPython.display import Code
@@ -28,15 +30,27 @@ def show_section(module: ModuleType, title: str) -> Code:
     """The code under a module's `# --- title` comment, up to the next such comment.
 
     For code that is not one class or function, such as a custom operator with its
-    registrations.
+    registrations. A package's modules are searched too.
     """
-    lines = inspect.getsource(module).splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if line.startswith(f"# --- {title}")]
-    if not starts:
+    for source in _sources(module):
+        lines = source.splitlines(keepends=True)
+        starts = [i for i, line in enumerate(lines) if line.startswith(f"# --- {title}")]
+        if starts:
+            break
+    else:
         raise ValueError(f"no section '# --- {title}' in {module.__name__}")
     start = starts[0]
     end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("# --- ")), None)
     return Code("".join(lines[start + 1 : end]).strip() + "\n", language="python")
+
+
+def _sources(module: ModuleType) -> list[str]:
+    """A module's source; for a package, its own and then each of its modules'."""
+    sources = [inspect.getsource(module)]
+    if hasattr(module, "__path__"):  # a package: lessons_lib.research, say
+        for info in pkgutil.iter_modules(module.__path__, f"{module.__name__}."):
+            sources.append(inspect.getsource(importlib.import_module(info.name)))
+    return sources
 
 
 def message_box(title: str, body_html: str, kind: str = "note") -> str:

@@ -222,6 +222,6 @@ def test_the_oracle_list_covers_every_function_in_lessons_lib():
         for value in vars(module).values()
         if isinstance(value, type)
         and issubclass(value, torch.autograd.Function)
-        and value.__module__ == module.__name__
+        and (value.__module__ + ".").startswith(module.__name__ + ".")  # research: a package
     }
     assert everywhere - deliberate_mistakes == {c[0] for c in LESSONS_LIB}
