@@ -128,26 +128,8 @@ def engine_run(
             with torch.no_grad():
                 return as_tuple(target.apply(*grads_for_every_output(outputs, run.tracked, grads)))
 
-        try:
-            run.raw = backward([g.clone() for g in kept])
-        except Exception as error:
-            run.failure = Failure.of("backward", error)
+        if not _evidence_from_raw_backward(run, backward, kept, relayout):
             return run
-        try:
-            run.scaled = backward([SCALE * g for g in kept])
-        except Exception as error:
-            run.scaled_failure = Failure.of("backward", error)
-        try:  # a layout the relayout cannot build (a sparse grad_out, say) is left unchecked
-            relaid = [relayout(g) for g in kept] if relayout is not None else []
-        except Exception:
-            relaid = []
-        if any(r is not None for r in relaid):
-            try:
-                run.rearranged = backward(
-                    [g.clone() if r is None else r for g, r in zip(kept, relaid, strict=True)]
-                )
-            except Exception as error:
-                run.rearranged_failure = Failure.of("backward", error)
         if undefined:
             run.undefined = undefined_runs(fn, inputs, run.tracked)
         if refusal is not None:
@@ -156,6 +138,36 @@ def engine_run(
         found = iter(found)
         run.grads = tuple(None if leaf is None else next(found) for leaf in leaves)
     return run
+
+
+def _evidence_from_raw_backward(
+    run: EngineRun,
+    backward: Callable[[list], tuple],
+    grad_outs: list,
+    relayout: Callable[[torch.Tensor], torch.Tensor | None] | None,
+) -> bool:
+    """Call backward raw with grad_out as sent, times SCALE, and relaid out; False if it raised."""
+    try:
+        run.raw = backward([g.clone() for g in grad_outs])
+    except Exception as error:
+        run.failure = Failure.of("backward", error)
+        return False
+    try:
+        run.scaled = backward([SCALE * g for g in grad_outs])
+    except Exception as error:
+        run.scaled_failure = Failure.of("backward", error)
+    try:  # a layout the relayout cannot build (a sparse grad_out, say) is left unchecked
+        relaid = [relayout(g) for g in grad_outs] if relayout is not None else []
+    except Exception:
+        relaid = []
+    if any(r is not None for r in relaid):
+        try:
+            run.rearranged = backward(
+                [g.clone() if r is None else r for g, r in zip(grad_outs, relaid, strict=True)]
+            )
+        except Exception as error:
+            run.rearranged_failure = Failure.of("backward", error)
+    return True
 
 
 def undefined_runs(fn: type, inputs: Sequence, tracked: list[int]) -> list[UndefinedRun]:
