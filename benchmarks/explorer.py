@@ -27,9 +27,9 @@ matplotlib.use("Agg")  # a script: no window, and the same renderer the explorer
 import matplotlib.pyplot as plt
 import torch
 
+from lessons_lib.explorers.drawing import DPI, HEIGHT, WIDTH
 from lessons_lib.explorers.gradient.curves import disagreement
 from lessons_lib.explorers.gradient.explore import explore
-from lessons_lib.explorers.gradient.figure import DPI, HEIGHT, WIDTH
 from lessons_lib.functions import Cube
 
 

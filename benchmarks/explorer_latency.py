@@ -25,9 +25,10 @@ from pathlib import Path
 
 import ipywidgets as widgets
 
+from lessons_lib.explorers.drawing import HEIGHT, WIDTH
 from lessons_lib.explorers.gradient.curves import grid
+from lessons_lib.explorers.gradient.drawing import Plot
 from lessons_lib.explorers.gradient.explore import explore
-from lessons_lib.explorers.gradient.figure import HEIGHT, WIDTH, Plot
 from lessons_lib.explorers.throttle import Throttle
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@ import io
 import numpy as np
 from PIL import Image
 
-from lessons_lib.explorers.gradient.figure import POINT_LINE
+from lessons_lib.explorers.drawing import POINT_LINE
 
 
 def pixels(png: bytes) -> np.ndarray:

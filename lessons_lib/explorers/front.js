@@ -4,7 +4,7 @@
 //
 // Plain JavaScript, no build step. Each time the curves change, the kernel sends the
 // picture without its moving parts (a PNG), the sampled curves and where each panel sits
-// (explorer_picture.py). A point move is then drawn here, from those samples, in the same
+// (picture.py). A point move is then drawn here, from those samples, in the same
 // frame as the slider's change: the vertical line, the three markers, the readout and the
 // picture's text alternative. Nothing waits for the kernel; it still learns the new point
 // through the slider's own model. Range, scale and parameter changes need the kernel (only

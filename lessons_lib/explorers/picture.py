@@ -1,4 +1,6 @@
-"""The explorers' picture as a widget: the kernel's half of front.js (anywidget).
+"""The explorers' picture: the browser's widget (anywidget), of which front.js is the front end.
+
+Layer: the browser's half; the kernel draws the image it shows (drawing.py).
 
 Only a change of the curves travels: the picture without its moving parts (a PNG), the
 sampled curves as float64 rows, and what the front end needs to place a point on them
@@ -14,8 +16,6 @@ import anywidget
 import ipywidgets as widgets
 import numpy as np
 import traitlets
-
-from lessons_lib.explorers.gradient.curves import KEYS, Curves
 
 FRONT_END = Path(__file__).with_name("front.js")
 
@@ -43,22 +43,19 @@ class Picture(anywidget.AnyWidget):
             self.meta = meta
 
 
-def pack(curves: Curves) -> bytes:
-    """The curves as five little-endian float64 rows: x, forward, custom, true, differ."""
-    unknown = np.full(curves.x.shape, np.nan)
-    rows = [curves.x]
-    rows += [unknown if getattr(curves, key) is None else getattr(curves, key) for key in KEYS]
-    rows.append(curves.differ().astype(np.float64))
-    return pack_rows(rows)
-
-
 def pack_rows(rows: list[np.ndarray]) -> bytes:
     """Equal-length rows as little-endian float64, one after another: what the front end reads."""
     return np.stack(rows).astype("<f8").tobytes()
 
 
-def exact_values(point: dict, revision: int, keys: tuple[str, ...] = KEYS) -> dict:
-    """A point's values for the front end: JSON has no NaN, so unknown values become null."""
+def exact_values(point: dict, revision: int, keys: tuple[str, ...] | None = None) -> dict:
+    """A point's values for the front end: JSON has no NaN, so unknown values become null.
+
+    keys: the values the readout shows, in order; by default every one of the point's
+    besides x and differ (whether backward and the truth differ there, if the point says).
+    """
+    if keys is None:
+        keys = tuple(key for key in point if key not in ("x", "differ"))
     values = {key: None if math.isnan(point[key]) else point[key] for key in keys}
     extra = {"differ": point["differ"]} if "differ" in point else {}
     return {"revision": revision, "x": point["x"], **values, **extra}

@@ -12,10 +12,11 @@ import random
 import numpy as np
 import pytest
 
-from lessons_lib.explorers.gradient.curves import KEYS, ON_GRID, Curves, grid
+from lessons_lib.explorers.gradient.curves import KEYS, Curves, grid
 from lessons_lib.explorers.picture import FRONT_END, exact_values
+from lessons_lib.explorers.sampling import ON_GRID
+from lessons_lib.explorers.sampling import ON_GRID as STEP_ON_GRID
 from lessons_lib.explorers.steps.curves import KEYS as DTYPE_KEYS
-from lessons_lib.explorers.steps.curves import ON_GRID as STEP_ON_GRID
 from lessons_lib.explorers.steps.curves import STEPS, StepCurves
 
 IMPORT = "import('data:text/javascript;base64,{}')"

@@ -1,8 +1,9 @@
-"""What the explorer measures along x: fn's forward, its backward and the true gradient.
+"""What the gradient explorer measures along x: fn's forward, its backward and the true gradient.
 
-Every call into the Function goes through probe, so broken learner code becomes a
-problem noted beside the curves, never a traceback. The curves are sampled on a grid
-that the point slider's steps fall on, so a value read at the point is exact.
+Layer: plain numbers, no widgets. Every call into the Function goes through
+lessons_lib.running, so broken learner code becomes a problem noted beside the curves,
+never a traceback. The curves are sampled on a grid that the point slider's steps fall
+on (../sampling.py), so a value read at the point is exact.
 """
 
 import math
@@ -12,17 +13,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from lessons_lib.running.probe import Run, as_tuple, run_function, vjp
+from lessons_lib.explorers.sampling import sample_index
+from lessons_lib.running import Run, as_tuple, run_function, vjp
 
 # Central finite differences: step relative to |x|, about the cube root of float64's epsilon.
 FD_STEP = 1e-5
 # Shade where backward and the true gradient differ by more than rounding and more than
 # a thousandth of the panel's height: a difference nobody could see is not shaded.
 RTOL, VISIBLE = 1e-4, 1e-3
-# A point is on the grid when it is this close to a sample, relative to the range's width:
-# far below a slider step, far above the rounding of a slider's step arithmetic.
-ON_GRID = 1e-9
 KEYS = ("forward", "custom", "true")  # what the point's readout shows, in order
+ROWS = ("x", *KEYS, "differ")  # the samples the picture gets, in order (Curves.rows)
 
 
 @dataclass(frozen=True)
@@ -62,19 +62,11 @@ class Curves:
         values = {key: _number(getattr(self, key), index) for key in KEYS}
         return {"x": float(self.x[index]), **values, "differ": bool(self.differ()[index])}
 
-
-def sample_index(samples: np.ndarray, x: float, tolerance: float = ON_GRID) -> int | None:
-    """The sample at x on an evenly spaced grid (either direction), else None.
-
-    Close means within `tolerance` of the grid's width: the same rule as the front end's
-    sampleIndex, so the kernel and the browser always agree on which sample a slider is at.
-    """
-    if samples.size < 2:
-        return None
-    first, width = float(samples[0]), float(samples[-1] - samples[0])
-    index = round((x - first) / width * (samples.size - 1))
-    close = 0 <= index < samples.size and abs(samples[index] - x) <= tolerance * abs(width)
-    return index if close else None
+    def rows(self) -> list[np.ndarray]:
+        """The samples as ROWS names them: x, forward, custom, true (NaN where unknown), differ."""
+        unknown = np.full(self.x.shape, np.nan)
+        values = [unknown if getattr(self, key) is None else getattr(self, key) for key in KEYS]
+        return [self.x, *values, self.differ().astype(np.float64)]
 
 
 def _number(values: np.ndarray | None, index: int = 0) -> float:
@@ -145,30 +137,26 @@ class Setup:
         return tuple(args)
 
     def measure(self, x: torch.Tensor, held: Sequence, scale: float) -> Curves:
-        """Run fn, its backward (grad_out = scale) and the truth at every x, through probe."""
-        inputs = self.inputs(x, held)
-
-        def upstream(out: torch.Tensor, index: int) -> torch.Tensor:
-            return torch.full_like(out, scale)
-
+        """Run fn, its backward (grad_out = scale) and the truth at every x, all run safely."""
+        inputs, upstream = self.inputs(x, held), constant_upstream(scale)
         curves = Curves(x=x.numpy())
         run = run_function(self.fn, inputs, upstream)
         if run.failure is not None and run.failure.stage == "forward":
             curves.failure = f"{self.name}'s {run.failure}"
             return curves
-        curves.forward = self._values(run.output, x, f"{self.name}'s forward", curves)
+        curves.forward = plotted(run.output, x, f"{self.name}'s forward", curves)
         if run.failure is not None:
             curves.failure = f"{self.name}'s {run.failure}"
         else:
-            curves.custom = self._gradient(run, x, len(inputs), curves)
+            curves.custom = backward_values(self, run, x, curves)
         if self.grad_reference is not None or self.reference is not None:
-            truth = vjp(self._truth_reference(), inputs, upstream)
+            truth = vjp(self._truth(), inputs, upstream)
             if truth.failure is not None:
                 curves.problems.append(f"the {truth.failure}")
             else:
                 if self.reference is not None:
-                    curves.reference = self._values(truth.output, x, "the reference", curves)
-                curves.true = self._values(truth.grads[self.vary], x, "the true gradient", curves)
+                    curves.reference = plotted(truth.output, x, "the reference", curves)
+                curves.true = plotted(truth.grads[self.vary], x, "the true gradient", curves)
         elif curves.forward is not None:
             curves.true = self._finite_difference(x, held, scale, curves)
         return curves
@@ -186,22 +174,11 @@ class Setup:
         )
         return {"x": x, **values, "differ": differ}
 
-    def _truth_reference(self) -> Callable:
+    def _truth(self) -> Callable:
         """The reference, or one whose autograd gradient is exactly grad_reference."""
         if self.grad_reference is None:
             return self.reference
-        reference, grad_reference, vary = self.reference, self.grad_reference, self.vary
-
-        def with_given_gradient(*args: object) -> torch.Tensor:
-            x = args[vary]
-            value = reference(*args).detach() if reference is not None else torch.zeros_like(x)
-            # As in check_function: grad_reference(*inputs, grad_out) is the intended backward.
-            # Asked with grad_out = 1 it gives the derivative; autograd then applies grad_out.
-            given = as_tuple(grad_reference(*args, torch.ones_like(x)))
-            derivative = given[vary] if len(given) == len(args) else given[0]
-            return value + (x - x.detach()) * derivative.detach()
-
-        return with_given_gradient
+        return with_gradient(self.reference, self.grad_reference, self.vary)
 
     def _finite_difference(
         self, x: torch.Tensor, held: Sequence, scale: float, curves: Curves
@@ -213,42 +190,72 @@ class Setup:
             curves.problems.append(f"{self.name}'s forward failed near the grid points")
             return None
         slope = (_first_tensor(after) - _first_tensor(before)) / (2 * h)
-        return self._values(scale * slope, x, "the finite-difference gradient", curves)
+        return plotted(scale * slope, x, "the finite-difference gradient", curves)
 
-    def _gradient(self, run: Run, x: torch.Tensor, count: int, curves: Curves) -> np.ndarray | None:
-        if len(run.grads) != count:
-            curves.problems.append(
-                f"{self.name}'s backward returned {len(run.grads)} value(s) for "
-                f"{count} forward input(s): it needs one per input (None for non-tensors)"
-            )
-            return None
-        grad = run.grads[self.vary]
-        if grad is None:
-            curves.problems.append(f"{self.name}'s backward returned None for input {self.vary}")
-            return None
-        return self._values(grad, x, f"{self.name}'s backward", curves)
 
-    @staticmethod
-    def _values(value: object, x: torch.Tensor, what: str, curves: Curves) -> np.ndarray | None:
-        """value as float64 numbers, one per x; a problem noted if it cannot be that."""
-        value = _first_tensor(value)
-        if not _is_tensor(value) or value.shape != x.shape:
-            shape = tuple(value.shape) if _is_tensor(value) else type(value).__name__
-            curves.problems.append(
-                f"{what} gave {shape} for {tuple(x.shape)} inputs: "
-                "the explorer plots element-wise Functions (one output per x)"
-            )
-            return None
-        values = value.detach().to(torch.float64).numpy().copy()
-        bad = ~np.isfinite(values)
-        if bad.any():
-            first = float(curves.x[np.argmax(bad)])
-            curves.problems.append(
-                f"{what} gave NaN or inf at {bad.sum()} of {bad.size} point(s) "
-                f"(first at x = {first:.4g}); they are left out of the plot"
-            )
-            values[bad] = np.nan
-        return values
+def backward_values(setup: Setup, run: Run, x: torch.Tensor, curves: Curves) -> np.ndarray | None:
+    """What fn's backward returned for the varied input, one number per x; else a problem."""
+    count = len(setup.hold) + 1  # fn's inputs: x and the held ones
+    if len(run.grads) != count:
+        curves.problems.append(
+            f"{setup.name}'s backward returned {len(run.grads)} value(s) for "
+            f"{count} forward input(s): it needs one per input (None for non-tensors)"
+        )
+        return None
+    grad = run.grads[setup.vary]
+    if grad is None:
+        curves.problems.append(f"{setup.name}'s backward returned None for input {setup.vary}")
+        return None
+    return plotted(grad, x, f"{setup.name}'s backward", curves)
+
+
+def with_gradient(reference: Callable | None, grad_reference: Callable, vary: int) -> Callable:
+    """A reference whose autograd gradient in input `vary` is exactly grad_reference's.
+
+    As in check_function: grad_reference(*inputs, grad_out) is the intended backward.
+    Asked with grad_out = 1 it gives the derivative; autograd then applies grad_out.
+    Without a reference the values are 0: only the gradient is plotted from it.
+    """
+
+    def with_given_gradient(*args: object) -> torch.Tensor:
+        x = args[vary]
+        value = reference(*args).detach() if reference is not None else torch.zeros_like(x)
+        given = as_tuple(grad_reference(*args, torch.ones_like(x)))
+        derivative = given[vary] if len(given) == len(args) else given[0]
+        return value + (x - x.detach()) * derivative.detach()
+
+    return with_given_gradient
+
+
+def plotted(value: object, x: torch.Tensor, what: str, curves: Curves) -> np.ndarray | None:
+    """value as float64 numbers, one per x; a problem noted if it cannot be that."""
+    value = _first_tensor(value)
+    if not _is_tensor(value) or value.shape != x.shape:
+        shape = tuple(value.shape) if _is_tensor(value) else type(value).__name__
+        curves.problems.append(
+            f"{what} gave {shape} for {tuple(x.shape)} inputs: "
+            "the explorer plots element-wise Functions (one output per x)"
+        )
+        return None
+    values = value.detach().to(torch.float64).numpy().copy()
+    bad = ~np.isfinite(values)
+    if bad.any():
+        first = float(curves.x[np.argmax(bad)])
+        curves.problems.append(
+            f"{what} gave NaN or inf at {bad.sum()} of {bad.size} point(s) "
+            f"(first at x = {first:.4g}); they are left out of the plot"
+        )
+        values[bad] = np.nan
+    return values
+
+
+def constant_upstream(scale: float) -> Callable[[torch.Tensor, int], torch.Tensor]:
+    """grad_out of `scale` everywhere: what the scale slider sends backward."""
+
+    def upstream(out: torch.Tensor, index: int) -> torch.Tensor:
+        return torch.full_like(out, scale)
+
+    return upstream
 
 
 def _is_tensor(value: object) -> bool:

@@ -1,14 +1,22 @@
 """explore(): sliders that plot a Function's forward, its backward and the true gradient.
 
 This module is the front door: explore() checks its arguments and fills in the lesson's
-presets. The parts, one idea each:
+presets. The parts, one idea each, here in gradient/:
 
-- explorer_curves.py    what is measured along x (through probe, so broken code is a message)
-- explorer_figure.py    how it is drawn (one Agg figure; the static picture for viewers)
-- explorer_widget.py    the widget: the picture, the sliders and their number boxes
-- explorer_picture.py   the picture's widget, and front.js its front end, which
-                        draws every point move in the browser without asking the kernel
-- explorer_throttle.py  at most one recomputation per interval while a slider is dragged
+- curves.py     what is measured along x (through lessons_lib.running: broken code is a message)
+- drawing.py    how it is drawn (one Agg figure of two panels; the static picture for viewers)
+- widget.py     the widget: the x, range, scale and parameter sliders and their number boxes
+
+and those both explorers share, in explorers/:
+
+- arguments.py  what a learner may pass: a Function as Cube or Cube.apply, an x range
+- sampling.py   which sample a slider is at, the same rule as the browser's
+- drawing.py    the Agg figure's sizes and fonts, its PNGs, the blitting of the moving parts
+- base.py       the widget: measure in the kernel, send curves, answer between samples
+- controls.py   the sliders, their number boxes and the rows that hold them
+- picture.py    the picture's widget, and front.js its front end, which
+                draws every point move in the browser without asking the kernel
+- throttle.py   at most one recomputation per interval while a slider is dragged
 """
 
 import math
@@ -17,6 +25,7 @@ from dataclasses import dataclass
 
 import torch
 
+from lessons_lib.explorers.arguments import checked_range, function_to_explore
 from lessons_lib.explorers.gradient.curves import Param, Setup
 from lessons_lib.explorers.gradient.widget import Explorer
 from lessons_lib.functions import (
@@ -29,8 +38,7 @@ from lessons_lib.functions import (
     SigmoidSpike,
     Square,
 )
-from lessons_lib.running.errors import InputError, NotAFunctionError
-from lessons_lib.running.probe import describe_non_function, is_function
+from lessons_lib.running import InputError
 
 __all__ = ["PRESETS", "Explorer", "Param", "Preset", "explore"]
 
@@ -107,7 +115,8 @@ def explore(
     scale: float = 1.0,
     samples: int = 401,
 ) -> Explorer:
-    """A live explorer of fn: its forward, its backward and the true gradient along x.
+    """A live explorer of fn (Cube, or Cube.apply): its forward, its backward and the true
+    gradient along x.
 
     reference: a plain function computing what fn should compute forwards, called with
         fn's inputs; its autograd gradient is the true gradient. Without one, the true
@@ -121,8 +130,7 @@ def explore(
     params: held numbers that get their own slider, e.g. Param(1, "slope", 0.5, 20).
     The lesson's Functions (Cube, RoundSTE, ...) come with a preset for each of these.
     """
-    if not is_function(fn):
-        raise NotAFunctionError(describe_non_function(fn, "explore({})"))
+    fn = function_to_explore(fn, "explore({})")  # Cube.apply: Cube
     preset = PRESETS.get(fn)
     note = ""
     if reference is None and grad_reference is None and preset is not None:
@@ -148,16 +156,6 @@ def explore(
         raise InputError(f"scale must be a finite number, got {scale!r}.")
     point = min(max(float(point), x_range[0]), x_range[1])
     return Explorer(setup, x_range, point, float(scale))
-
-
-def checked_range(x_range: object) -> tuple[float, float]:
-    try:
-        lo, hi = (float(v) for v in x_range)
-    except (TypeError, ValueError):
-        raise InputError(f"x_range must be two numbers (low, high), got {x_range!r}.") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise InputError(f"x_range must be two finite numbers with low < high, got {x_range!r}.")
-    return lo, hi
 
 
 def _check_setup(setup: Setup) -> None:

@@ -6,8 +6,8 @@ against (a Function's own backward, run in float64 at x as stored in each dtype,
 derivative you give), beside finite_differences' error model and the step the model
 calls best. Here the model's round-off term scales with |f| + |x f'|: the rounding of
 f's values and of x ± h itself, so it also holds near a zero of f and at large |x|.
-Learner code runs through finite_differences and probe, so a broken Function becomes a
-message, never a traceback.
+Layer: plain numbers, no widgets. Learner code runs through finite_differences and
+lessons_lib.running, so a broken Function becomes a message, never a traceback.
 """
 
 import math
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from lessons_lib.explorers.gradient.curves import sample_index
+from lessons_lib.explorers.sampling import sample_index
 from lessons_lib.finite_differences import (
     best_step,
     error_model,
@@ -26,8 +26,7 @@ from lessons_lib.finite_differences import (
     smooth_derivatives,
     step_errors,
 )
-from lessons_lib.running.errors import LessonError, first_line
-from lessons_lib.running.probe import engine_run, preserved_global_state, vjp
+from lessons_lib.running import LessonError, engine_run, first_line, preserved_global_state, vjp
 
 STEPS_PER_DECADE = 4
 DECADES = 15
@@ -35,9 +34,7 @@ DECADES = 15
 STEPS = np.array([10 ** (-k / STEPS_PER_DECADE) for k in range(DECADES * STEPS_PER_DECADE + 1)])
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 KEYS = tuple(DTYPES)  # what the readout shows at a step, in order
-# A step is on the grid when its log10 is this close to a sample's, relative to the grid's
-# width in decades: far below a slider stop, far above a log slider's rounding.
-ON_GRID = 1e-9
+ROWS = ("x", *KEYS)  # the samples the picture gets, in order (StepCurves.rows); x is h
 
 
 @dataclass(frozen=True)
@@ -71,7 +68,7 @@ class StepCurves:
 
     def index_of(self, h: float) -> int | None:
         """The sample at step h, or None between samples: compared in log10, as a log slider steps."""
-        return sample_index(np.log10(self.h), math.log10(h), ON_GRID) if h > 0 else None
+        return sample_index(np.log10(self.h), math.log10(h)) if h > 0 else None
 
     def at(self, index: int) -> dict[str, float]:
         """h and each dtype's error at one sample."""
@@ -79,6 +76,11 @@ class StepCurves:
             key: float(self.errors[key][index]) if key in self.errors else math.nan for key in KEYS
         }
         return {"x": float(self.h[index]), **values}
+
+    def rows(self) -> list[np.ndarray]:
+        """The samples as ROWS names them: h, then each dtype's error (NaN where unknown)."""
+        missing = np.full(self.h.shape, np.nan)
+        return [self.h, *(self.errors.get(key, missing) for key in KEYS)]
 
 
 def backward_slope(fn: type) -> Callable[[Tensor], Tensor]:

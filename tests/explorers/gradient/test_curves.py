@@ -1,4 +1,4 @@
-"""explorer_curves: what the explorer measures along x, read straight from the curves."""
+"""gradient/curves: what the explorer measures along x, read straight from the curves."""
 
 import math
 
@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from lessons_lib import Clamp, Clamp01, Cube, RoundSTE, explore
-from lessons_lib.explorers.gradient.curves import Curves, disagreement, grid, largest
+from lessons_lib.explorers.gradient.curves import ROWS, Curves, disagreement, grid, largest
+from lessons_lib.explorers.picture import pack_rows
 from lessons_lib.functions import ClippedSTE, SigmoidSpike
 from tests.learner_functions import cube, function, save_and, saved
 
@@ -300,3 +301,22 @@ def test_disagreement_counts_nan_against_a_number_and_not_nan_against_nan():
     true = np.array([1.0, 1.0, np.nan, 2.5])
     np.testing.assert_array_equal(disagreement(custom, true), [False, True, False, True])
     assert largest(custom, true, None) == 2.5
+
+
+def rows(data):
+    return np.frombuffer(data, "<f8").reshape(len(ROWS), -1)
+
+
+def test_samples_are_five_little_endian_float64_rows_with_nan_where_unknown():
+    curves = Curves(
+        x=np.array([0.0, 1.0, 2.0]),
+        forward=np.array([0.0, 1.0, 8.0]),
+        custom=None,
+        true=np.array([0.0, 3.0, np.nan]),
+    )
+    assert ROWS == ("x", "forward", "custom", "true", "differ")  # as the widget names them
+    x, forward, custom, true, differ = rows(pack_rows(curves.rows()))
+    np.testing.assert_array_equal(x, [0, 1, 2])
+    np.testing.assert_array_equal(forward, [0, 1, 8])
+    assert np.isnan(custom).all() and np.isnan(true[2])
+    np.testing.assert_array_equal(differ, [0, 0, 0])  # nothing to compare without backward

@@ -1,4 +1,4 @@
-"""explorer_figure: the Agg figure draws the curves, blits the point, and says where it put them."""
+"""gradient/drawing: the Agg figure draws the curves, blits the point, and says where it put them."""
 
 import io
 import itertools
@@ -11,16 +11,8 @@ from PIL import Image
 
 from lessons_lib import Cube, RoundSTE, explore
 from lessons_lib.display import PALETTE
-from lessons_lib.explorers.gradient.figure import (
-    DPI,
-    HEIGHT,
-    MARKERS,
-    WIDTH,
-    Plot,
-    encode_png,
-    limits,
-    style,
-)
+from lessons_lib.explorers.drawing import HEIGHT, WIDTH
+from lessons_lib.explorers.gradient.drawing import MARKERS, Plot, limits
 from tests.learner_functions import cube, function, save_and, saved
 from tests.pictures import green_pixels, pixels
 
@@ -97,18 +89,6 @@ def test_panels_say_where_data_lands_in_pixels_so_the_browser_draws_over_the_rig
             assert expected == pytest.approx((px, HEIGHT - py))
 
 
-def test_style_gives_the_browser_the_markers_and_line_in_pixels():
-    s = style()
-    assert (s["width"], s["height"]) == (WIDTH, HEIGHT)
-    assert s["markers"]["forward"] == {
-        "panel": 0,
-        "colour": PALETTE["blue"],
-        "shape": "circle",
-        "size": 11 * DPI / 72,
-    }
-    assert s["markers"]["true"]["shape"] == "diamond" and s["line"]["width"] == 1.5 * DPI / 72
-
-
 def test_every_frame_has_the_same_size_so_the_page_does_not_jump():
     ex = explore(RoundSTE)
     sizes = {Image.open(io.BytesIO(ex.plot.background_png())).size}
@@ -157,9 +137,3 @@ def test_limits_ignore_a_lone_spike_and_keep_zero_when_asked():
     assert limits(values)[1] < 1e3
     assert limits(np.array([2.0, 3.0]), include_zero=True)[0] < 0
     assert limits(None) == (-1.0, 1.0)
-
-
-def test_png_encoder_round_trips_every_pixel():
-    rgba = np.random.default_rng(0).integers(0, 256, (7, 5, 4), dtype=np.uint8)
-    decoded = np.asarray(Image.open(io.BytesIO(encode_png(rgba, 1))).convert("RGB"))
-    np.testing.assert_array_equal(decoded, rgba[:, :, :3])

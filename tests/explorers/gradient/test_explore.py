@@ -1,4 +1,4 @@
-"""explore(): the front door. Arguments refused in plain words, presets filled in, no pyplot."""
+"""gradient/explore: explore(), the front door. Arguments refused in plain words, presets filled in, no pyplot."""
 
 import subprocess
 import sys
@@ -9,7 +9,7 @@ import torch
 from lessons_lib import Clamp, ClippedSTE, Cube, RoundSTE, explore
 from lessons_lib.explorers.gradient.explore import PRESETS, Param
 from lessons_lib.functions import SigmoidSpike
-from lessons_lib.running.errors import InputError, NotAFunctionError
+from lessons_lib.running import InputError, NotAFunctionError
 from tests.explorers.gradient.test_curves import Mul
 
 
@@ -42,7 +42,6 @@ def test_point_and_scale_are_kept_inside_the_range_and_finite():
 @pytest.mark.parametrize(
     ("fn", "says"),
     [
-        (lambda: Cube.apply, "explore(Cube), not .apply"),
         (lambda: Cube(), "explore(Cube), not an instance"),
         (lambda: torch.round, "torch.autograd.Function subclass"),
         (lambda: "Cube", "torch.autograd.Function subclass"),

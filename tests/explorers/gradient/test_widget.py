@@ -1,4 +1,4 @@
-"""explorer_widget: the explorer driven from Python, as the kernel sees a learner's sliders."""
+"""gradient/widget: the explorer driven from Python, as the kernel sees a learner's sliders."""
 
 import base64
 import io
@@ -10,7 +10,7 @@ from IPython.core.formatters import DisplayFormatter
 from PIL import Image
 
 from lessons_lib import Cube, RoundSTE, explore
-from lessons_lib.explorers.gradient.figure import HEIGHT, WIDTH
+from lessons_lib.explorers.drawing import HEIGHT, WIDTH
 from lessons_lib.functions import SigmoidSpike
 from tests.explorers.gradient.test_curves import BackwardRaises, OnlyPositive
 

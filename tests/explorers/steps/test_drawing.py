@@ -1,12 +1,12 @@
-"""step_figure: the V drawn on log-log axes, the best steps in the legend, the step blitted."""
+"""steps/drawing: the V drawn on log-log axes, the best steps in the legend, the step blitted."""
 
 import numpy as np
 import pytest
 
 from lessons_lib import Cube, Square
-from lessons_lib.explorers.gradient.figure import HEIGHT, WIDTH, style
+from lessons_lib.explorers.drawing import HEIGHT, WIDTH, style
+from lessons_lib.explorers.steps.drawing import MARKERS
 from lessons_lib.explorers.steps.explore import explore_steps
-from lessons_lib.explorers.steps.figure import MARKERS
 from tests.pictures import green_pixels, pixels
 
 

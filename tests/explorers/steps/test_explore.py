@@ -1,20 +1,11 @@
-"""step_explorer: explore_steps' widget, its picture's messages, and plain words for bad input."""
+"""steps/explore: explore_steps, the front door: what it takes, and plain words for bad input."""
 
-import base64
-import io
-import json
-
-import numpy as np
 import pytest
 import torch
-from IPython.core.formatters import DisplayFormatter
-from PIL import Image
 
 from lessons_lib import Cube, RoundSTE
-from lessons_lib.explorers.gradient.figure import HEIGHT, WIDTH
-from lessons_lib.explorers.steps.curves import STEPS, measure_step
 from lessons_lib.explorers.steps.explore import explore_steps
-from lessons_lib.running.errors import InputError, NotAFunctionError
+from lessons_lib.running import InputError, NotAFunctionError
 from tests.learner_functions import cube, function, save_and, saved
 
 MyCube = function("MyCube", save_and(cube), lambda ctx, g: g * 3 * saved(ctx) ** 2)
@@ -30,82 +21,6 @@ def only_positive(ctx, x):
 OnlyPositive = function("OnlyPositive", only_positive, lambda ctx, g: g * 3 * saved(ctx) ** 2)
 
 
-def rows(data):
-    return np.frombuffer(data, "<f8").reshape(3, -1)
-
-
-def test_the_picture_holds_every_steps_errors_and_what_they_were_measured_at():
-    ex = explore_steps(Cube, 2.0)
-    h, f32, f64 = rows(ex.picture.samples)
-    np.testing.assert_array_equal(h, STEPS)
-    np.testing.assert_array_equal(f32, ex.curves.errors["float32"])
-    np.testing.assert_array_equal(f64, ex.curves.errors["float64"])
-    meta = ex.picture.meta
-    assert meta["inputs"] == [2.0] and meta["point"] == 2.0 and meta["revision"] == 1
-    assert meta["best"] == ex.curves.best and meta["panels"][0]["scale"] == ["log", "log"]
-    json.dumps(meta, allow_nan=False)  # strict JSON: the browser's parser has no NaN
-    style = ex.picture.picture_style
-    assert (style["kind"], style["rows"], style["keys"]) == (
-        "steps",
-        ["x", "float32", "float64"],
-        ["float32", "float64"],
-    )
-    assert style["xscale"] == "log" and "Cube's backward" in style["note"]
-
-
-def test_the_h_slider_stops_on_the_samples_and_starts_on_one():
-    ex = explore_steps(Cube, 2.0, h=0.003)  # snapped to the nearest stop, 10 ** -2.5
-    assert ex.step_slider.value == pytest.approx(10**-2.5)
-    assert (ex.step_slider.min, ex.step_slider.max, ex.step_slider.step) == (-15, 0, 0.25)
-    assert ex.curves.index_of(ex.step_slider.value) == 10
-
-
-def test_a_step_move_sends_nothing_and_a_typed_step_gets_its_exact_errors(monkeypatch):
-    ex = explore_steps(Cube, 2.0)
-    sent = []
-    monkeypatch.setattr(ex.picture, "send_state", lambda key=None: sent.append(key))
-    ex.step_slider.value = float(STEPS[20])
-    assert sent == []  # the browser draws the move from the samples
-    assert ex.point_values() == ex.curves.at(20)
-    monkeypatch.undo()
-    ex.step_slider.value = 3e-3
-    exact = ex.picture.exact
-    expected = measure_step(ex.setup, 2.0, 3e-3)
-    assert exact == {
-        "revision": 1,
-        "x": 3e-3,
-        "float32": expected["float32"],
-        "float64": expected["float64"],
-    }
-
-
-def test_moving_x_remeasures_and_says_so():
-    ex = explore_steps(Cube, 2.0)
-    ex.x_slider.value = 0.5
-    assert ex.picture.meta["revision"] == 2 and ex.picture.meta["inputs"] == [0.5]
-    assert ex.curves.value == 0.125 and ex.curves.slope == 0.75
-
-
-def test_every_slider_has_a_number_box():
-    ex = explore_steps(Cube, 2.0, x_range=(-3, 3))
-    assert ex.step_box.value == ex.step_slider.value
-    assert (ex.step_box.min, ex.step_box.max) == (STEPS[-1], 1.0)
-    assert (ex.x_box.min, ex.x_box.max, ex.x_box.value) == (-3, 3, 2.0)
-    assert ex.picture.controls["boxes"] == [[ex.step_slider, ex.step_box], [ex.x_slider, ex.x_box]]
-
-
-def test_display_bundle_holds_a_png_of_the_current_step_beside_the_widget_view():
-    ex = explore_steps(Cube, 2.0)
-    bundle, _ = DisplayFormatter().format(ex)
-    assert "application/vnd.jupyter.widget-view+json" in bundle
-    png = base64.b64decode(bundle["image/png"])
-    assert Image.open(io.BytesIO(png)).size == (WIDTH, HEIGHT)
-    assert bundle["text/plain"].startswith("Step-size explorer for Cube at x = 2:")
-    assert repr(ex) == "<step-size explorer for Cube>"
-    ex.step_slider.value = float(STEPS[40])
-    assert ex.png() != png
-
-
 def test_the_learners_own_function_a_plain_function_and_apply_are_accepted():
     assert explore_steps(MyCube, 2.0).curves.slope == 12.0
     sin = explore_steps(torch.sin, 1.0)
@@ -113,18 +28,6 @@ def test_the_learners_own_function_a_plain_function_and_apply_are_accepted():
     assert explore_steps(Cube.apply, 2.0).setup.name == "Cube"
     given = explore_steps(RoundSTE, 0.3, derivative=lambda t: torch.zeros_like(t))
     assert given.setup.slope_label == "the derivative given" and given.curves.slope == 0.0
-
-
-def test_a_broken_function_shows_its_message_and_the_sliders_still_work():
-    ex = explore_steps(OnlyPositive, -1.0)
-    assert "forward raised ValueError: negative input" in ex.message.value
-    assert "explorer-error" in ex.message._dom_classes
-    ex.step_slider.value = 3e-3  # still answers, with unknown errors
-    assert np.isnan(ex.point_values()["float32"])
-    assert ex.png().startswith(b"\x89PNG")
-    assert ex.picture.meta["best"] == {}
-    ex.x_slider.value = 2.0  # a point where forward works
-    assert ex.message.value == "" and ex.curves.slope == 12.0
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")

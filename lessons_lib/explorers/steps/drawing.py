@@ -1,8 +1,8 @@
 """How the step-size explorer is drawn: one log-log panel, the V of each dtype, the step blitted.
 
-The same machinery as the gradient explorer's picture (explorer_figure.BlitFigure): the
+Layer: the kernel's Agg image (the shared machinery is ../drawing.py, BlitFigure): the
 curves, the model and the best steps are drawn with the panel; the step's line and its
-markers are the moving parts, drawn by the browser (front.js) or blitted here
+markers are the moving parts, drawn by the browser (../front.js) or blitted here
 for the static picture.
 """
 
@@ -13,14 +13,21 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from lessons_lib.display import PALETTE
-from lessons_lib.explorers.gradient.figure import DPI, FONT, HEIGHT, POINT_LINE, WIDTH, BlitFigure
+from lessons_lib.explorers.drawing import (
+    FONT,
+    BlitFigure,
+    Markers,
+    blank_figure,
+    moving_markers,
+    point_line,
+)
 from lessons_lib.explorers.steps.curves import KEYS, STEPS, StepCurves, StepSetup
 
 LOOKS = {  # dtype: colour, measured marker, model line style (they differ in greyscale too)
     "float32": (PALETTE["blue"], "o", "--"),
     "float64": (PALETTE["vermillion"], "s", "-."),
 }
-MARKERS = {key: (0, colour, marker, 12) for key, (colour, marker, _) in LOOKS.items()}
+MARKERS: Markers = {key: (0, colour, marker, 12) for key, (colour, marker, _) in LOOKS.items()}
 LEGEND_WIDTH = 30  # characters: a wrapped legend entry stays inside the picture
 MOVING = ["step_line", *(f"{key}_marker" for key in KEYS)]
 
@@ -90,9 +97,7 @@ def _legend(ax: object) -> None:
 
 def _build_figure(setup: StepSetup) -> tuple[Figure, FigureCanvasAgg, dict]:
     """The panel and every artist, created once and later updated in place."""
-    figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI)
-    canvas = FigureCanvasAgg(figure)
-    figure.subplots_adjust(left=0.1, right=0.62, top=0.9, bottom=0.12)
+    figure, canvas = blank_figure(left=0.1, right=0.62, top=0.9, bottom=0.12)
     ax = figure.subplots()
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -105,10 +110,8 @@ def _build_figure(setup: StepSetup) -> tuple[Figure, FigureCanvasAgg, dict]:
             [], [], color=colour, ls=model_style, lw=1.5, label=f"{key} model"
         )[0]
         a[f"{key}_best"] = ax.axvline(1.0, color=colour, ls=":", lw=2, label=f"{key} best h")
-    for key, (_, colour, marker, size) in MARKERS.items():
-        a[f"{key}_marker"] = ax.plot([], [], marker, color=colour, ms=size, animated=True)[0]
-    colour, width = POINT_LINE
-    a["step_line"] = ax.axvline(1.0, color=colour, lw=width, animated=True)
+    a |= moving_markers((ax,), MARKERS)
+    a["step_line"] = point_line(ax, 1.0)  # 1, not 0: the x axis is logarithmic
     ax.set_xlabel("step h", fontsize=FONT)
     ax.set_ylabel(f"|central difference - {setup.slope_label}|", fontsize=FONT - 2)
     ax.tick_params(labelsize=FONT - 2)
@@ -122,6 +125,4 @@ def _build_figure(setup: StepSetup) -> tuple[Figure, FigureCanvasAgg, dict]:
         va="bottom",
     )
     _legend(ax)
-    for key, artist in a.items():
-        artist.set_gid(key)  # a stable name, so tests can find each artist
     return figure, canvas, a
