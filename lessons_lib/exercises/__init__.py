@@ -1,27 +1,44 @@
-"""The exercises' self-checks, and the course's reference answers they are tested against."""
+"""The exercises' self-checks, and the course's reference answers they are tested against.
 
-from lessons_lib.exercises.check_your_clamp01 import (
-    check_edge_test,
-    check_my_checks,
-    edge_test,
-    grad_outs_gradcheck_sends,
-    reference_checks,
-    run_my_checks,
-)
-from lessons_lib.exercises.nudge import check_nudge
-from lessons_lib.exercises.straight_through import check_straight_through
-from lessons_lib.exercises.your_own_backward_pass import check_cube, check_cube_grad, cube_grad
+Each name loads its own module on first use (PEP 562), so that only the Clamp01 exercise's
+checks, which run the learner's property tests, import hypothesis.
 
-__all__ = [
-    "check_cube",
-    "check_cube_grad",
-    "check_edge_test",
-    "check_my_checks",
-    "check_nudge",
-    "check_straight_through",
-    "cube_grad",
-    "edge_test",
-    "grad_outs_gradcheck_sends",
-    "reference_checks",
-    "run_my_checks",
-]
+- base.py                   the one harness: contained state, the first case, the verdict
+- answers.py                the course's answer to "Your own backward pass": cube_grad
+- backward_pass/            its self-checks: check_cube (Part 1), check_cube_grad (Part 2)
+- clamp/                    "Check your Clamp01": its answers, check_edge_test, check_my_checks
+- straight_through.py       lesson 1's beginner task, check_straight_through
+- nudge.py                  lesson 2's beginner task, check_nudge
+Each exercise's words (case names, fixes, hints) live in a words module beside its logic.
+"""
+
+import importlib
+
+_HOME = {
+    "check_cube": "lessons_lib.exercises.backward_pass.cube",
+    "check_cube_grad": "lessons_lib.exercises.backward_pass.cube_grad",
+    "cube_grad": "lessons_lib.exercises.answers",
+    "check_edge_test": "lessons_lib.exercises.clamp.edges",
+    "check_my_checks": "lessons_lib.exercises.clamp.suite",
+    "run_my_checks": "lessons_lib.exercises.clamp.suite",
+    "edge_test": "lessons_lib.exercises.clamp.answers",
+    "reference_checks": "lessons_lib.exercises.clamp.answers",
+    "grad_outs_gradcheck_sends": "lessons_lib.exercises.clamp.observe",
+    "check_nudge": "lessons_lib.exercises.nudge",
+    "check_straight_through": "lessons_lib.exercises.straight_through",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _HOME:
+        raise AttributeError(f"module 'lessons_lib.exercises' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name]), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOME])
+
+
+__all__ = sorted(_HOME)

@@ -1,13 +1,27 @@
-"""The verdict an exercise's self-check shows: one Case per check, the first failure in full,
-and hints revealed one step at a time (the idea, then the API, then the answer)."""
+"""The one harness every exercise's self-check runs in.
 
+- `contained()`: a learner's code runs with torch's global state put back and its warnings
+  caught, whatever it does.
+- `refusal()`: the first case when the learner passed the wrong kind of thing, under the
+  course's one policy: `Cube` and `Cube.apply` both mean the Function.
+- `ExerciseCheck`: the verdict, one Case per check, the first failure in full, an optional
+  aside (such as every other bug missed), and hints revealed one step at a time (the idea,
+  then the API, then the answer); as plain text or HTML.
+"""
+
+import copy
 import html
-from collections.abc import Sequence
-from dataclasses import dataclass
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import torch
 
 from lessons_lib.display import message_box
+from lessons_lib.running import as_function, describe_non_function, preserved_global_state, short
+
+FIX_FIRST = "Fix this one first, then run the check again."
 
 
 @dataclass(frozen=True)
@@ -20,6 +34,12 @@ class Case:
     got: str = ""
     fix: str = ""
     read: str = ""  # where the course teaches this (sections.read_more)
+    counted: bool = True  # False: not judged, because an earlier problem makes it meaningless
+
+    @classmethod
+    def not_counted(cls, name: str, why: str) -> "Case":
+        """A check left unjudged: shown as not passed, with the reason, and never a 'fix'."""
+        return cls(name, False, got=f"not counted: {why}", counted=False)
 
 
 @dataclass(frozen=True)
@@ -31,11 +51,20 @@ class Hint:
     code: str = ""  # shown after the text as a code block (the answer's source)
 
 
+@dataclass(frozen=True)
+class Aside:
+    """A titled list the verdict shows after the first problem, before "Fix this one first"."""
+
+    title: str
+    items: tuple[str, ...] = field(default_factory=tuple)
+
+
 class ExerciseCheck:
     """The verdict on one exercise answer: `ok`, one Case per check, plain text or HTML.
 
     `hints` is a ladder revealed on request: `.hint(n)` shows the first n steps, and an
     unfinished verdict ends by saying how to ask (`hint_call` with `{}` for the level).
+    `aside` is shown under the first problem, when there is one.
     """
 
     def __init__(
@@ -45,18 +74,21 @@ class ExerciseCheck:
         hints: Sequence[Hint] = (),
         hint_call: str = "",
         shown: int = 0,
+        aside: Aside | None = None,
     ) -> None:
         self.name = name
         self.cases = list(cases)
         self.hints = tuple(hints)
         self.hint_call = hint_call
         self.shown = shown
+        self.aside = aside
 
     def hint(self, level: object = 1) -> "ExerciseCheck":
         """The same verdict with the first `level` hints shown (0 hides them); never raises."""
         wanted = level if isinstance(level, int) else 0  # a bool is an int: True asks for 1
-        shown = max(0, min(int(wanted), len(self.hints)))
-        return ExerciseCheck(self.name, self.cases, self.hints, self.hint_call, shown)
+        shown = copy.copy(self)  # of the same class, with everything else kept
+        shown.shown = max(0, min(int(wanted), len(self.hints)))
+        return shown
 
     @property
     def ok(self) -> bool:
@@ -91,6 +123,9 @@ class ExerciseCheck:
         text = f"Stuck? {self.hint_call.format(self.shown + 1)} shows {nxt.label}"
         return text + (f" ({', then '.join(following)})." if following else ".")
 
+    def _aside_shown(self) -> Aside | None:
+        return self.aside if self.aside is not None and self.aside.items else None
+
     def __str__(self) -> str:
         lines = [self._headline()]
         lines += [f"  {'✓' if c.passed else '✗'} {c.name}" for c in self.cases]
@@ -104,7 +139,10 @@ class ExerciseCheck:
             ]
             if failure.read:
                 lines.append(f"  read more: {failure.read}")
-            lines.append("Fix this one first, then run the check again.")
+            aside = self._aside_shown()
+            if aside is not None:
+                lines += [aside.title, *(f"  - {item}" for item in aside.items)]
+            lines.append(FIX_FIRST)
         for title, h in self._shown_hints():
             lines.append(f"{title}: {h.text}")
             lines += ["    " + line if line else "" for line in h.code.splitlines()]
@@ -128,8 +166,12 @@ class ExerciseCheck:
                 f"<i>Expected:</i> <code>{html.escape(failure.expected)}</code><br>"
                 f"<i>Got:</i> <code>{html.escape(failure.got)}</code><br>"
                 f"<i>How to fix it:</i> {html.escape(failure.fix)}{read}</p>"
-                "<p>Fix this one first, then run the check again.</p>"
             )
+            aside = self._aside_shown()
+            if aside is not None:
+                listed = "".join(f"<li>{html.escape(item)}</li>" for item in aside.items)
+                body += f"<p><b>{html.escape(aside.title)}</b></p><ul>{listed}</ul>"
+            body += f"<p>{FIX_FIRST}</p>"
         for title, h in self._shown_hints():
             code = f"<pre>{html.escape(h.code)}</pre>" if h.code else ""
             body += f"<p><b>{html.escape(title)}:</b> {html.escape(h.text)}</p>{code}"
@@ -139,23 +181,66 @@ class ExerciseCheck:
         return message_box(self._headline(), body, "ok" if self.ok else "problem")
 
 
-def short(value: object) -> str:
-    """A one-line description of a value: its repr, trimmed, plus dtype for tensors."""
-    if isinstance(value, torch.Tensor):
-        text = " ".join(repr(value.detach()).split())
-        if value.dtype != torch.float32 and "dtype=" not in text:
-            text = text[:-1] + f", dtype={value.dtype})"
-        return text if len(text) <= 120 else text[:117] + "..."
-    try:
-        text = " ".join(repr(value).split())
-    except Exception:  # a learner's object whose repr is broken
-        text = f"a {type(value).__name__}"
-    return text if len(text) <= 80 else text[:77] + "..."
+@contextmanager
+def contained() -> Iterator[list[warnings.WarningMessage]]:
+    """Run learner code so that nothing it does outlives it: torch's grad mode, default dtype,
+    RNG and anomaly mode are put back, and its warnings are caught (and given back), never
+    shown: the learner reads the verdict, not torch's warnings."""
+    with preserved_global_state(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield caught
 
 
-def plain(value: object) -> str:
-    """A short 1-d float tensor as plain numbers, "[0.5, 2, -1, 3]"; anything else as short()."""
-    short_1d = isinstance(value, torch.Tensor) and value.dim() == 1 and value.numel() <= 8
-    if short_1d and (value.is_floating_point() or value.dtype == torch.int64):
-        return "[" + ", ".join(f"{v:g}" for v in value.tolist()) + "]"
-    return short(value)
+@dataclass(frozen=True)
+class Refusal:
+    """The words of an exercise's first case, for when the wrong kind of thing was passed.
+
+    `call` is the check's right call with `{}` for the learner's name ("check_cube({})").
+    `got` describes a refused value for a check that wants a plain
+    function (a check that wants a class says it with running.describe_non_function); `fix`
+    may depend on the value.
+    """
+
+    name: str
+    expected: str
+    call: str
+    fix: str | Callable[[object], str]
+    got: Callable[[object], str] | None = None
+
+
+def refusal(value: object, words: Refusal, wants_class: bool) -> Case | None:
+    """The first case when `value` is not what the check wants; None when it is.
+
+    A check that wants the learner's Function accepts `Cube` and `Cube.apply` alike; a check
+    that wants a plain function refuses a Function in either form, and anything not callable.
+    """
+    if wants_class:
+        if as_function(value) is not None:
+            return None
+        got = describe_non_function(value, words.call)
+    else:
+        plain_function = callable(value) and as_function(value) is None
+        if plain_function and not isinstance(value, torch.Tensor):
+            return None
+        # A Function in either form is named as one; the exercise's words say the rest.
+        got = (words.got if words.got and as_function(value) is None else what_was_passed)(value)
+    fix = words.fix(value) if callable(words.fix) else words.fix
+    return Case(words.name, False, words.expected, got, fix)
+
+
+def what_was_passed(value: object) -> str:
+    """What was passed where a plain function was wanted: a Function, its apply, or a value."""
+    function = as_function(value)
+    if function is not None and function is not value:
+        return f"{function.__name__}.apply, a Function's apply"
+    if function is not None:
+        return f"the Function {function.__name__}"
+    return f"{type(value).__name__} {short(value)}"
+
+
+def learners_name(value: object, fallback: str = "") -> str:
+    """The name a learner gave what they passed, or its type's name (or `fallback`)."""
+    name = getattr(value, "__name__", None)
+    if isinstance(name, str) and (name.isidentifier() or not fallback):
+        return name
+    return fallback or type(value).__name__

@@ -8,33 +8,15 @@ operations), and never raises; the line itself waits in the hint ladder.
 
 import inspect
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 
-from lessons_lib.exercises.base import Case, ExerciseCheck, Hint
-from lessons_lib.running import a_or_an, preserved_global_state
+from lessons_lib.exercises import nudge_words as words
+from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refusal
+from lessons_lib.running import a_or_an, kind_and_size
 
-HINT_CALL = "check_nudge(my_nudge, hint={})"
-HINTS = (
-    Hint(
-        "the idea",
-        "Nudge x up by h and down by h, and run f at both places. How far apart are the two "
-        "results? Divide that by how far apart the two nudged places are.",
-    ),
-    Hint(
-        "the Python",
-        "f(x + h) is f just above x and f(x - h) is f just below it; the two places are "
-        "2 * h apart. Python multiplies and divides before it adds and subtracts, so put "
-        "brackets around each part.",
-    ),
-    Hint(
-        "the answer", "my_nudge's whole body is one line:", "return (f(x + h) - f(x - h)) / (2 * h)"
-    ),
-)
-_RUNS = "my_nudge runs and gives back one number"
 _TOLERANCE = 1e-9  # relative: every example below is exact to many more digits in float64
 
 
@@ -79,13 +61,12 @@ def check_nudge(fn: object, hint: int = 0) -> ExerciseCheck:
 
     `hint` (1, 2 or 3) also shows that many steps of the hint ladder.
     """
-    if not callable(fn) or isinstance(fn, torch.Tensor):
-        return ExerciseCheck("check_nudge", [_not_a_function(fn)])
-    name = _name(fn)
-    with warnings.catch_warnings(), preserved_global_state():
-        warnings.simplefilter("ignore")  # the learner sees the verdict, not torch's warnings
+    wrong = refusal(fn, words.REFUSAL, wants_class=False)
+    if wrong is not None:
+        return ExerciseCheck("check_nudge", [wrong])
+    with contained():
         cases = _cases(fn)
-    return ExerciseCheck(name, cases, HINTS, HINT_CALL).hint(hint)
+    return ExerciseCheck(_name(fn), cases, words.HINTS, words.HINT_CALL).hint(hint)
 
 
 def _name(fn: Callable) -> str:
@@ -94,25 +75,12 @@ def _name(fn: Callable) -> str:
     return name if isinstance(name, str) and name.isidentifier() else "my_nudge"
 
 
-def _not_a_function(fn: object) -> Case:
-    if isinstance(fn, torch.Tensor | int | float):
-        got = f"a number ({fn!r})" if not isinstance(fn, torch.Tensor) else "a tensor"
-        fix = (
-            "You passed the result of calling my_nudge, not my_nudge itself. Pass the name "
-            "alone, with no brackets after it: check_nudge(my_nudge)."
-        )
-    else:
-        got = a_or_an(type(fn).__name__)
-        fix = "Pass the function you wrote, by its name: check_nudge(my_nudge)."
-    return Case("you passed your function", False, "the function you wrote: my_nudge", got, fix)
-
-
 def _cases(fn: Callable) -> list[Case]:
     got, signature_problem = _signature_problem(fn)
     if signature_problem:
         untested = "not tried: my_nudge cannot be called with f, x and h yet"
         return [
-            Case(_RUNS, False, "def my_nudge(f, x, h):", got, signature_problem),
+            Case(words.RUNS, False, "def my_nudge(f, x, h):", got, signature_problem),
             Case(_CUBE.name, False, got=untested),
             Case(_SQUARE.name, False, got=untested),
         ]
@@ -150,13 +118,6 @@ def _signature_problem(fn: Callable) -> tuple[str, str]:
     return "", ""
 
 
-_NEVER_CALLED_F = (
-    "my_nudge never called f, so it cannot measure the step it is given. Work only with f, "
-    "x and h: call f(x + h) and f(x - h), not numbers left over from earlier cells (such as "
-    "up and down)."
-)
-
-
 def _run(fn: Callable, example: _Example) -> tuple[Case, float | None, bool]:
     """Call fn(f, x, h) on fresh float64 inputs: the runs-case, the number it gave back, and
     whether it called f at all."""
@@ -179,24 +140,24 @@ def _run(fn: Callable, example: _Example) -> tuple[Case, float | None, bool]:
                 "f is already a step you can call: it was passed in as TypoCube.apply (the "
                 ".apply is part of it). Write f(x + h), not f.apply(x + h)."
             )
-        return Case(_RUNS, False, expected, got, fix), None, bool(calls)
+        return Case(words.RUNS, False, expected, got, fix), None, bool(calls)
     if value is Ellipsis:
         fix = "my_nudge still gives back the placeholder ... from the starter. Replace the ... with your one line."
-        return Case(_RUNS, False, expected, "... (the placeholder)", fix), None, bool(calls)
+        return Case(words.RUNS, False, expected, "... (the placeholder)", fix), None, bool(calls)
     if value is None:
         fix = "my_nudge gave back nothing (None). Did you forget the word return?"
-        return Case(_RUNS, False, expected, "None", fix), None, bool(calls)
+        return Case(words.RUNS, False, expected, "None", fix), None, bool(calls)
     number = _as_number(value)
     if number is None:
         fix = _not_one_number_fix(value)
-        return Case(_RUNS, False, expected, _describe(value), fix), None, bool(calls)
+        return Case(words.RUNS, False, expected, kind_and_size(value), fix), None, bool(calls)
     if not math.isfinite(number):
         fix = (
             f"my_nudge gave back {number}, which is not an ordinary number. Did you divide by "
             "something that is zero, such as h - h?"
         )
-        return Case(_RUNS, False, expected, f"{number}", fix), None, bool(calls)
-    return Case(_RUNS, True), number, bool(calls)
+        return Case(words.RUNS, False, expected, f"{number}", fix), None, bool(calls)
+    return Case(words.RUNS, True), number, bool(calls)
 
 
 def _as_number(value: object) -> float | None:
@@ -208,15 +169,6 @@ def _as_number(value: object) -> float | None:
     if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_complex():
         return float(value.detach().to(torch.float64).item())
     return None
-
-
-def _describe(value: object) -> str:
-    if isinstance(value, torch.Tensor):
-        return f"a tensor holding {value.numel()} numbers"
-    if isinstance(value, tuple | list):
-        things = "thing" if len(value) == 1 else "things"
-        return f"{a_or_an(type(value).__name__)} of {len(value)} {things}"
-    return a_or_an(type(value).__name__)
 
 
 def _not_one_number_fix(value: object) -> str:
@@ -275,61 +227,17 @@ def _cube_fix(got: float, used_f: bool = True) -> str:
     up, here, down, h = ex.at(ex.x + ex.h), ex.at(ex.x), ex.at(ex.x - ex.h), ex.h
     rise = up - down
     slips = [
-        (
-            (up - here) / h,
-            "my_nudge nudged x upwards only: it measured between x and x + h. Nudge both "
-            "ways, to x + h and to x - h, so the two places sit evenly around x.",
-        ),
-        (
-            (here - down) / h,
-            "my_nudge nudged x downwards only: it measured between x - h and x. Nudge both "
-            "ways, to x + h and to x - h, so the two places sit evenly around x.",
-        ),
-        (
-            rise / h,
-            "my_nudge gave twice the right number: it divided by h, but x + h and x - h are "
-            "2 * h apart. Divide by that whole distance.",
-        ),
-        (
-            rise / 2 * h,
-            "Python read '/ 2 * h' as 'divide by 2, then multiply by h'. Put brackets "
-            "around the distance: / (2 * h).",
-        ),
-        (
-            up - down / (2 * h),
-            "Python divides before it subtracts, so only f(x - h) was divided. Put brackets "
-            "around the difference: (f(x + h) - f(x - h)).",
-        ),
-        (
-            up - down / 2 * h,
-            "Python divides and multiplies before it subtracts, so only f(x - h) was divided, "
-            "and then multiplied by h. Put brackets around the difference and around the "
-            "distance: (f(x + h) - f(x - h)) / (2 * h).",
-        ),
-        (
-            rise,
-            "my_nudge gave back how far f moved, but not per unit of nudge. Divide it by "
-            "the distance between the two nudged places.",
-        ),
-        (
-            rise / 2,
-            "my_nudge divided by 2 but not by h. The two nudged places are 2 * h apart: "
-            "divide by that whole distance.",
-        ),
-        (
-            rise * 2 * h,
-            "my_nudge multiplied by the distance between the two places. A slope divides by it.",
-        ),
-        (
-            -rise / (2 * h),
-            "The sign is flipped: my_nudge subtracted the upper value from the lower one. "
-            "Take f just above x minus f just below it: f(x + h) - f(x - h).",
-        ),
-        (
-            1.0,
-            "my_nudge gave exactly 1, as if it nudged f's result instead of x. The nudge "
-            "goes inside the brackets: f(x + h), not f(x) + h.",
-        ),
+        ((up - here) / h, words.UP_ONLY),
+        ((here - down) / h, words.DOWN_ONLY),
+        (rise / h, words.DIVIDED_BY_H),
+        (rise / 2 * h, words.DIVIDE_THEN_MULTIPLY),
+        (up - down / (2 * h), words.ONLY_DOWN_DIVIDED),
+        (up - down / 2 * h, words.ONLY_DOWN_DIVIDED_AND_MULTIPLIED),
+        (rise, words.NOT_PER_NUDGE),
+        (rise / 2, words.DIVIDED_BY_2_ONLY),
+        (rise * 2 * h, words.MULTIPLIED_BY_DISTANCE),
+        (-rise / (2 * h), words.SIGN_FLIPPED),
+        (1.0, words.NUDGED_THE_RESULT),
     ]
     for value, fix in slips:
         if _same(got, value):
@@ -340,7 +248,7 @@ def _cube_fix(got: float, used_f: bool = True) -> str:
             "is to measure the slope without knowing the rule: call f at two nudged places."
         )
     if not used_f:
-        return _NEVER_CALLED_F
+        return words.NEVER_CALLED_F
     if abs(got - 3 * ex.x**2) < 0.005:
         return (
             f"{_show(got)} is close to 27, but the nudge h = 0.1 gives exactly 27.01. Did you "

@@ -32,7 +32,7 @@ from lessons_lib.running.engine import SCALE, EngineRun, SavedChange, UndefinedR
 from lessons_lib.running.errors import InputError, LessonError, NotAFunctionError, first_line
 from lessons_lib.running.policy import as_function, describe_non_function, is_function
 from lessons_lib.running.state import preserved_global_state
-from lessons_lib.running.words import a_or_an
+from lessons_lib.running.words import a_or_an, kind_and_size, numbers, plain, short
 
 __all__ = [
     "SCALE",
@@ -59,11 +59,15 @@ __all__ = [
     "fresh_inputs",
     "grads_for_every_output",
     "is_function",
+    "kind_and_size",
     "leaves_and_args",
+    "numbers",
     "ones_upstream",
+    "plain",
     "preserved_global_state",
     "run_function",
     "same_values",
+    "short",
     "tracked_outputs",
     "vjp",
 ]

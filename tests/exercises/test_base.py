@@ -1,9 +1,8 @@
 """The verdict an exercise check shows: headline, first problem, and hints one step at a time."""
 
 import pytest
-import torch
 
-from lessons_lib.exercises.base import Case, ExerciseCheck, Hint, plain, short
+from lessons_lib.exercises.base import Case, ExerciseCheck, Hint
 
 HINTS = (
     Hint("the idea", "Think <first>."),
@@ -73,25 +72,3 @@ def test_the_html_view_escapes_learner_text():
     page = verdict(FAIL).hint(1)._repr_html_()
     assert "Do &lt;this&gt;." in page and "Think &lt;first&gt;." in page
     assert "<i>Read more:</i> Developer track, “Mistake 4”" in page
-
-
-def test_short_describes_tensors_and_survives_a_broken_repr():
-    import torch
-
-    assert short(torch.tensor([1.0, 2.0], dtype=torch.float64)) == (
-        "tensor([1., 2.], dtype=torch.float64)"
-    )
-
-    class Broken:
-        def __repr__(self):
-            raise RuntimeError
-
-    assert short(Broken()) == "a Broken" and len(short("x" * 200)) == 80
-
-
-def test_plain_writes_a_short_tensor_as_numbers_and_anything_else_as_short():
-    assert plain(torch.tensor([120.0, -0.75, 13.5])) == "[120, -0.75, 13.5]"
-    assert plain(torch.tensor([1, 2])) == "[1, 2]"
-    assert plain(torch.ones(9)) == short(torch.ones(9))  # too long to read as a list
-    assert plain(torch.ones(2, 2)) == short(torch.ones(2, 2))
-    assert plain(None) == "None"

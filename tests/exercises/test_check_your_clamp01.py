@@ -14,7 +14,12 @@ from hypothesis import strategies as st
 
 from lessons_lib import Clamp01
 from lessons_lib.broken_clamps import ABS_GRAD_OUT, CATALOGUE, CORRECT, EXERCISE_BUGS
-from lessons_lib.exercises.check_your_clamp01 import (
+from lessons_lib.exercises.base import ExerciseCheck
+from lessons_lib.exercises.clamp.answers import edge_test, reference_checks
+from lessons_lib.exercises.clamp.edges import check_edge_test
+from lessons_lib.exercises.clamp.observe import grad_outs_gradcheck_sends
+from lessons_lib.exercises.clamp.suite import check_my_checks, run_my_checks
+from lessons_lib.exercises.clamp.words import (
     EDGE_BUGS,
     EDGE_READ,
     EDGE_READ_FOR_BUG,
@@ -22,13 +27,6 @@ from lessons_lib.exercises.check_your_clamp01 import (
     READ,
     READ_FOR_BUG,
     UNEVEN,
-    SuiteCheck,
-    check_edge_test,
-    check_my_checks,
-    edge_test,
-    grad_outs_gradcheck_sends,
-    reference_checks,
-    run_my_checks,
 )
 from tests.learner_functions import masked_clamp01
 
@@ -36,7 +34,7 @@ KEYS = [bug.key for bug in EXERCISE_BUGS]
 CORRECT_NAMES = [f"passes {c.label}" for c in CORRECT]
 
 
-def caught(check: SuiteCheck) -> list[str]:
+def caught(check: ExerciseCheck) -> list[str]:
     """The bug keys a verdict says were caught."""
     return [
         c.name.split(":")[0].removeprefix("catches ")
@@ -45,7 +43,7 @@ def caught(check: SuiteCheck) -> list[str]:
     ]
 
 
-def case(check: SuiteCheck, name: str):
+def case(check: ExerciseCheck, name: str):
     """The verdict's case of that name."""
     return next(c for c in check.cases if c.name == name)
 
@@ -283,7 +281,7 @@ def test_hints_come_in_three_steps_ending_with_the_answers_source():
     assert "def reference_checks(Clamp01Candidate" not in str(check.hint(2))
     third = str(check.hint(3))
     assert "Hint 3 of 3 (the answer)" in third and "def reference_checks(Clamp01Candidate" in third
-    assert isinstance(check.hint(1), SuiteCheck) and "Also missed" in str(check.hint(1))
+    assert isinstance(check.hint(1), ExerciseCheck) and "Also missed" in str(check.hint(1))
 
 
 def test_run_my_checks_says_what_one_run_found():
@@ -292,7 +290,9 @@ def test_run_my_checks_says_what_one_run_found():
     assert found.startswith("my_checks raised GradcheckError: ")
     assert found.endswith("(run on DropsGradOut)")
     assert "Function second" in run_my_checks(Clamp01, forward_only)
-    assert "not YourClamp01.apply" in run_my_checks(forward_only, Clamp01.apply)
+    # One policy across the course: Clamp01.apply means Clamp01.
+    assert run_my_checks(forward_only, Clamp01.apply) == run_my_checks(forward_only, Clamp01)
+    assert "must be a Function class" in run_my_checks(forward_only, "Clamp01")
 
 
 # --- two slips that run without error, named from the learner's own source -------------
@@ -590,7 +590,7 @@ def edge_test_with(points, grad_out, expected, compare=torch.equal):
     return my_edge_test
 
 
-def edge_caught(check: SuiteCheck) -> list[str]:
+def edge_caught(check: ExerciseCheck) -> list[str]:
     return [c.name.removeprefix("catches ") for c in check.cases[3:8] if c.passed]
 
 

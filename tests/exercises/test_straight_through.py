@@ -145,14 +145,13 @@ def test_straight_through_forward_that_raises_stops_before_backward():
 @pytest.mark.parametrize(
     ("passed", "says"),
     [
-        (lambda cls: cls.apply, "You passed MyRound.apply; pass the class MyRound itself"),
         (lambda cls: cls(), "You passed an instance, MyRound()"),
         (lambda cls: torch.round, "You passed a plain Python function"),
         (lambda cls: 3, "You passed an int"),
         (lambda cls: None, "You passed a NoneType"),
         (lambda cls: "MyRound", "You passed a str"),
     ],
-    ids=["apply", "instance", "plain-function", "number", "none", "name-in-quotes"],
+    ids=["instance", "plain-function", "number", "none", "name-in-quotes"],
 )
 def test_straight_through_non_functions_say_what_was_passed(passed, says):
     cls = my_round(lambda ctx, grad_out: grad_out)
@@ -161,6 +160,16 @@ def test_straight_through_non_functions_say_what_was_passed(passed, says):
         check = check_straight_through(passed(cls))
     assert not check.ok and says in check.first_failure.got
     assert "check_straight_through(MyRound)" in check.first_failure.fix
+
+
+def test_straight_through_takes_the_apply_of_a_function_as_the_function():
+    """One policy across the course: MyRound.apply means MyRound, so the verdict is the same."""
+    cls = my_round(lambda ctx, grad_out: grad_out)
+    assert str(check_straight_through(cls.apply)) == str(check_straight_through(cls))
+    wrong = my_round(lambda ctx, grad_out: grad_out * 2)
+    assert str(check_straight_through(wrong.apply, hint=2)) == str(
+        check_straight_through(wrong, hint=2)
+    )
 
 
 WRONG_ROUNDS = [

@@ -14,12 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lessons_lib import Cube, cube_grad
-from lessons_lib.exercises.your_own_backward_pass import (
-    READ,
-    READ_BEGINNER,
-    check_cube,
-    check_cube_grad,
-)
+from lessons_lib.exercises.backward_pass.cube import check_cube
+from lessons_lib.exercises.backward_pass.cube_grad import check_cube_grad
+from lessons_lib.exercises.backward_pass.cube_grad_words import READ
+from lessons_lib.exercises.backward_pass.cube_words import READ_BEGINNER
 
 
 @given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), max_size=30))
@@ -1195,9 +1193,12 @@ def test_check_cube_cannot_be_passed_by_a_backward_right_only_at_its_own_points(
 
 
 def test_check_cube_refuses_what_is_not_a_class_and_never_raises():
-    check = check_cube(Cube.apply)
-    assert check.first_failure.got == (
-        "You passed Cube.apply; pass the class Cube itself: check_cube(Cube), not .apply."
+    # One policy across the course: Cube.apply means Cube.
+    assert str(check_cube(Cube.apply)) == str(check_cube(Cube)) and check_cube(Cube.apply).ok
+    instance = check_cube(Cube())
+    assert instance.first_failure.got == (
+        "You passed an instance, Cube(); pass the class Cube itself: check_cube(Cube), "
+        "not an instance Cube()."
     )
     assert not check_cube(None).ok
     broken_forward = cell(STARTER_CUBE.replace("return x**3", "return undefined_name"))["Cube"]
@@ -1235,10 +1236,10 @@ PART_1_UNTAUGHT = [
 def test_check_cube_speaks_only_the_beginner_tracks_words():
     """Every fix, hint and case name of Part 1's check avoids words the beginner track never
     taught (the doctor's own code, printed as evidence, is the one exception)."""
-    from lessons_lib.exercises import your_own_backward_pass as exercises
+    from lessons_lib.exercises.backward_pass import cube_words
 
-    texts = [h.text for h in exercises._CUBE_HINTS] + CUBE_CASES
-    texts += list(exercises._DOCTOR_FIXES.values())
+    texts = [h.text for h in cube_words.CUBE_HINTS] + CUBE_CASES
+    texts += list(cube_words.DOCTOR_FIXES.values())
     for source in [
         "return grad_out",
         "return 10 * 3 * x**2",

@@ -1,0 +1,195 @@
+"""Part 1 of "Your own backward pass": check_cube checks a learner's fixed Cube in the
+beginner track's words (forward is x³, backward returns grad_out * 3x², the doctor agrees).
+"""
+
+import torch
+
+from lessons_lib.doctor import check_function
+from lessons_lib.exercises.backward_pass.cube_words import (
+    CUBE_HINT_CALL,
+    CUBE_HINTS,
+    DOCTOR,
+    DOCTOR_FIXES,
+    FORWARD,
+    MULTIPLIES,
+    NOT_YET,
+    ONE_GRADIENT,
+    READ_BEGINNER,
+    REFUSAL,
+)
+from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refusal
+from lessons_lib.running import Run, a_or_an, as_function, plain, run_function
+
+# The upstream gradient starts with 10, the later step of the notebook's demonstration;
+# uneven on purpose, so that a backward that drops grad_out cannot match it by luck.
+_CUBE_X = (2.0, -1.0, 0.5, 3.0)
+_CUBE_GRAD_OUT = (10.0, 2.0, -1.0, 0.5)
+
+
+def check_cube(fn: object, hint: int = 0) -> ExerciseCheck:
+    """Check a learner's fixed Cube in plain words: forward is x³, backward returns
+    grad_out * 3x², and the gradient doctor agrees; never raises.
+
+    `hint` (1, 2 or 3) also shows that many steps of the hint ladder.
+    """
+    wrong = refusal(fn, REFUSAL, wants_class=True)
+    if wrong is not None:
+        return ExerciseCheck("check_cube", [wrong], CUBE_HINTS, CUBE_HINT_CALL).hint(hint)
+    function = as_function(fn)
+    with contained():
+        cases = _cube_cases(function)
+    return ExerciseCheck(function.__name__, cases, CUBE_HINTS, CUBE_HINT_CALL).hint(hint)
+
+
+def _cube_cases(fn: type) -> list[Case]:
+    x, grad_out = torch.tensor(_CUBE_X), torch.tensor(_CUBE_GRAD_OUT)
+    run = run_function(fn, (x,), lambda output, index: grad_out.clone())
+    cases = [_cube_forward_case(run, x)]
+    later = NOT_YET
+    if not cases[0].passed:
+        return cases + [Case(n, False, got=later) for n in (ONE_GRADIENT, MULTIPLIES, DOCTOR)]
+    cases.append(_cube_one_gradient_case(run, x))
+    if not cases[1].passed:
+        return cases + [Case(n, False, got=later) for n in (MULTIPLIES, DOCTOR)]
+    cases.append(_cube_multiplies_case(run.grads[0], x, grad_out))
+    if not cases[2].passed:
+        return [*cases, Case(DOCTOR, False, got=later)]
+    return [*cases, _cube_doctor_case(fn)]
+
+
+def _cube_forward_case(run: Run, x: torch.Tensor) -> Case:
+    want = x**3
+    expected = f"{plain(want)}  (x³ for x = {plain(x)})"
+    keep = "Keep forward as the starter wrote it: return x**3."
+    if run.failure is not None and run.failure.stage == "forward":
+        if run.failure.kind == "NoGraph":
+            got = f"forward gave back {plain(run.output)}: not numbers computed from x"
+            return Case(FORWARD, False, expected, got, keep)
+        got = f"forward stopped with an error: {run.failure.kind}: {run.failure.message}"
+        return Case(FORWARD, False, expected, got, "Read the error, fix that line. " + keep)
+    got = run.output
+    right_kind = isinstance(got, torch.Tensor) and got.shape == want.shape
+    if right_kind and got.is_floating_point() and torch.allclose(got.to(want.dtype), want):
+        return Case(FORWARD, True)
+    return Case(FORWARD, False, expected, plain(got), "forward changed. " + keep)
+
+
+def _cube_one_gradient_case(run: Run, x: torch.Tensor) -> Case:
+    expected = f"one tensor with {x.numel()} numbers, one per number that went into forward"
+    if run.failure is not None:
+        got = f"backward stopped with an error: {run.failure.kind}: {run.failure.message}"
+        return Case(ONE_GRADIENT, False, expected, got, _backward_error_fix(run.failure.message))
+    grads = run.grads
+    if len(grads) != 1:
+        fix = (
+            f"backward gave back {len(grads)} things, but forward takes one input (x), so "
+            "backward gives back exactly one: the gradient for x."
+        )
+        return Case(ONE_GRADIENT, False, expected, plain(grads), fix)
+    (grad,) = grads
+    if grad is None:
+        fix = (
+            "backward gave back nothing (None), so no gradient reaches the steps before Cube. "
+            "Did the word return go missing from its last line?"
+        )
+        return Case(ONE_GRADIENT, False, expected, "None", fix)
+    if not isinstance(grad, torch.Tensor):
+        fix = (
+            f"backward gave back {a_or_an(type(grad).__name__)}, but it must give back a "
+            "tensor with one number per number of x, computed from grad_out and x."
+        )
+        return Case(ONE_GRADIENT, False, expected, plain(grad), fix)
+    if grad.shape != x.shape:
+        fix = (
+            f"backward gave back {grad.numel()} number(s) for {x.numel()} numbers of x. Keep "
+            "one number per number of x: no .sum() and no picking out single numbers."
+        )
+        return Case(ONE_GRADIENT, False, expected, plain(grad), fix)
+    return Case(ONE_GRADIENT, True)
+
+
+def _backward_error_fix(message: str) -> str:
+    """A fix for the errors a beginner's one-line backward raises."""
+    if "is not defined" in message:
+        return (
+            "backward uses a name that does not exist there. Inside backward, the upstream "
+            "gradient is called grad_out (its second argument) and x comes from the line "
+            "(x,) = ctx.saved_tensors."
+        )
+    if "tuple" in message:
+        return (
+            "ctx.saved_tensors holds a group (a tuple) of saved tensors, even when there is "
+            "one. Keep the starter's line (x,) = ctx.saved_tensors, which takes x out of it."
+        )
+    return "Read the error, then fix backward. Only its last line needs to change."
+
+
+def _cube_multiplies_case(grad: torch.Tensor, x: torch.Tensor, grad_out: torch.Tensor) -> Case:
+    """The chain rule, in the kitchen's words: what arrived, times Cube's own slope."""
+    slope = 3 * x**2
+    want = grad_out * slope
+    expected = f"{plain(want)}  (grad_out times 3·x², with grad_out = {plain(grad_out)})"
+    got = grad.detach()
+    if not got.is_floating_point():
+        fix = f"backward changed the kind of numbers (to {got.dtype}); keep them decimal."
+        return Case(MULTIPLIES, False, expected, plain(got), fix)
+    got = got.to(want.dtype)
+    if torch.allclose(got, want):
+        return Case(MULTIPLIES, True)
+    arrived = f"This time grad_out was {plain(grad_out)}"
+    scale = (got[0] / slope[0]).item()
+    if torch.allclose(got, slope):
+        fix = (
+            f"backward gave back the slope 3·x² alone, whatever arrived. {arrived}, and "
+            "backward must multiply it in: forgetting it is right only when grad_out is 1, "
+            "which is why the bug hides. Multiply by grad_out."
+        )
+    elif torch.allclose(got, grad_out):
+        fix = (
+            "backward gave back grad_out unchanged: that is MyRound's white lie, which "
+            "pretends the step is not there. Cube is honest: multiply grad_out by Cube's own "
+            "slope, 3·x²."
+        )
+    elif torch.allclose(got, grad_out + slope):
+        fix = (
+            "backward added grad_out and the slope. Multiply them instead, as the sauce cook "
+            "did: 2 times 3 makes 6, where 2 + 3 would make 5."
+        )
+    elif torch.allclose(got, scale * slope):
+        fix = (
+            f"backward multiplied the slope by {scale:g} every time. grad_out changes from one "
+            f"backward pass to the next ({arrived.lower()}), so multiply by grad_out itself, "
+            "not by a number you wrote in."
+        )
+    elif torch.allclose(got, grad_out * x**2):
+        fix = "The slope of x³ is 3·x²: the 3 is missing. Multiply grad_out by 3 * x**2."
+    elif torch.allclose(got, grad_out * 6 * x):
+        fix = (
+            "backward multiplied by 3 * x * 2, which is 6·x: in Python * multiplies, and "
+            "'squared' is written **. Multiply grad_out by 3 * x**2."
+        )
+    elif torch.allclose(got, grad_out * 3 * x) or torch.allclose(got, grad_out * 2 * x):
+        fix = "The slope of x³ is 3·x², with x squared. Multiply grad_out by 3 * x**2."
+    elif torch.allclose(got, grad_out * x**3):
+        fix = (
+            "backward multiplied grad_out by x³, forward's result. It needs Cube's slope "
+            "instead, 3·x²."
+        )
+    elif torch.allclose(got, -want):
+        fix = "The sign is flipped, which would push learning the wrong way. Remove the minus."
+    else:
+        fix = f"{arrived}; backward should give back grad_out times 3·x² for each number."
+    return Case(MULTIPLIES, False, expected, plain(got), fix, READ_BEGINNER)
+
+
+def _cube_doctor_case(fn: type) -> Case:
+    """The doctor's full examination: many points, other grad_outs, second derivatives."""
+    report = check_function(fn, lambda x: x**3)
+    if report.ok:
+        return Case(DOCTOR, True)
+    first = report.findings[0]
+    fix = DOCTOR_FIXES.get(
+        first.code,
+        f"Run check_function({fn.__name__}, lambda x: x**3) and read its 'How to fix it' line.",
+    )
+    return Case(DOCTOR, False, "no problems found", f"[{first.code}] {first.what}", fix)

@@ -1,0 +1,71 @@
+"""The words of check_cube (Part 1 of "Your own backward pass"): its case names, its fixes
+for what the doctor finds and its hint ladder, all in the beginner track's words.
+"""
+
+from lessons_lib.exercises.base import Hint, Refusal
+from lessons_lib.sections import read_more
+
+CUBE_HINT_CALL = "check_cube(Cube, hint={})"
+
+
+# Part 1's one pointer, to the beginner track's heading where grad_out * 3 * x**2 is read.
+READ_BEGINNER = read_more("notepad-cube")
+
+
+CUBE_HINTS = (
+    Hint(
+        "the idea",
+        "Remember the kitchen line: each cook takes the number that arrives from the cook "
+        "after her, multiplies it by her own slope, and passes the product on. Cube's own "
+        "slope at x is 3·x². The number that arrives is the upstream gradient. backward must "
+        "give back their product, not the slope alone.",
+    ),
+    Hint(
+        "where it lives",
+        "The upstream gradient is backward's second argument, grad_out. The line before the "
+        "TODO already reads x back from the notepad, and 3 * x**2 is the slope. Multiply "
+        "the two with *.",
+    ),
+    Hint("the answer", "backward's last line:", "return grad_out * 3 * x**2"),
+)
+
+
+FORWARD = "forward computes x³"
+
+
+ONE_GRADIENT = "backward gives back one tensor, shaped like x"
+
+
+MULTIPLIES = "backward multiplies grad_out by the slope 3·x²"
+
+
+DOCTOR = "the gradient doctor finds no problems"
+
+
+# Plain words for what a beginner's Cube can still get wrong after the three checks above.
+DOCTOR_FIXES = {
+    "mutates-grad-out": (
+        "backward changed grad_out itself (with *= or a method whose name ends in _). grad_out "
+        "is not Cube's to change: other steps may read it later. Make a new tensor instead: "
+        "return grad_out * 3 * x**2."
+    ),
+    "mutates-saved": (
+        "backward changed x itself (with a method whose name ends in _, such as x.pow_(2), "
+        "or with *=). That x is the caller's own tensor, read back from the notepad: after "
+        "one training step it would hold x² instead of x. Make a new tensor instead: "
+        "3 * x**2."
+    ),
+    "ctx-tensor": (
+        "forward wrote x on the notepad as ctx.x = x. Tensors go on the notepad the official "
+        "way, as the starter had it: ctx.save_for_backward(x) in forward, then "
+        "(x,) = ctx.saved_tensors in backward."
+    ),
+}
+
+REFUSAL = Refusal(
+    "you passed your class",
+    "the class you wrote, Cube",
+    "check_cube({})",
+    "Pass the name that comes after the word class, with nothing after it: check_cube(Cube).",
+)
+NOT_YET = "not checked yet: fix the problem above first"

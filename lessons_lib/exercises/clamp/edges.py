@@ -1,0 +1,166 @@
+"""Part 1 of "Check your Clamp01": check_edge_test runs a learner's my_edge_test on correct and
+broken Clamp01s, in the beginner tracks' words.
+"""
+
+import functools
+
+import torch
+
+from lessons_lib.broken_clamps import (
+    CORRECT,
+    CorrectClamp,
+)
+from lessons_lib.exercises.base import Case, ExerciseCheck, learners_name, short
+from lessons_lib.exercises.clamp.judging import (
+    common_error_fix,
+    correct_case,
+    refused,
+    splits_at_the_edges,
+    verdict,
+)
+from lessons_lib.exercises.clamp.observe import Outcome, run, uneven
+from lessons_lib.exercises.clamp.words import (
+    EDGE_BUGS,
+    EDGE_HINT_CALL,
+    EDGE_READ,
+    EDGE_READ_FOR_BUG,
+    EDGE_UNEVEN,
+    FAILS_CORRECT,
+    FIX_FIRST_PROBLEM,
+    edge_hints,
+)
+from lessons_lib.running import numbers
+
+EDGE_CORRECT = (
+    ("the course's Clamp01 (correct)", CORRECT[0]),
+    ("a Clamp01 that gives back 0 at exactly 0 and 1 (also correct)", CORRECT[2]),
+)
+
+
+def check_edge_test(my_edge_test: object, hint: int = 0) -> ExerciseCheck:
+    """Part 1's self-check: run a learner's my_edge_test on correct and broken Clamp01s.
+
+    `hint=1, 2, 3` also shows the idea, then the PyTorch calls, then the answer. Never raises.
+    """
+    name = learners_name(my_edge_test)
+    wrong = refused(my_edge_test, "my_edge_test", "check_edge_test(my_edge_test)")
+    if wrong is not None:
+        return verdict(name, [wrong], edge_hints(), EDGE_HINT_CALL, hint)
+    runs = [(label, clamp, run(my_edge_test, clamp.make())) for label, clamp in EDGE_CORRECT]
+    first = runs[0][2]
+    answers = _gives_true_or_false(first)
+    names = [f"passes {label}" for label, *_ in runs]
+    names += [f"catches {wrong}" for _, wrong, _ in EDGE_BUGS] + [EDGE_UNEVEN]
+    if not answers.passed:
+        later = [Case.not_counted(n, FIX_FIRST_PROBLEM) for n in names]
+        return verdict(name, [answers, *later], edge_hints(), EDGE_HINT_CALL, hint)
+    passed = [clamp for _, clamp, outcome in runs if not outcome.found]
+    cases = [answers]
+    for label, clamp, outcome in runs:
+        fix = functools.partial(_edge_fix_for_correct, outcome, clamp, passed, name)
+        cases.append(correct_case("my_edge_test", label, outcome, fix, "", EDGE_READ["apply"]))
+    if not all(c.passed for c in cases):
+        cases += [Case.not_counted(n, FAILS_CORRECT) for n in names[len(runs) :]]
+        return verdict(name, cases, edge_hints(), EDGE_HINT_CALL, hint)
+    for make, wrong, catch in EDGE_BUGS:
+        outcome = run(my_edge_test, make())
+        missed = Case(
+            f"catches {wrong}",
+            False,
+            "my_edge_test gives back False (or raises an error) for this broken Clamp01",
+            f"my_edge_test gave back {short(outcome.result)}, so this broken Clamp01 would "
+            "get through",
+            catch,
+            EDGE_READ_FOR_BUG[make],
+        )
+        cases.append(Case(missed.name, True) if outcome.found else missed)
+    cases.append(_edge_uneven_case(first))
+    return verdict(name, cases, edge_hints(), EDGE_HINT_CALL, hint)
+
+
+def _gives_true_or_false(outcome: Outcome) -> Case:
+    name = "my_edge_test gives back True or False"
+    if outcome.error is not None or isinstance(outcome.result, bool):
+        return Case(name, True)
+    expected = "True (the Clamp01 looks right) or False (it found a bug)"
+    if isinstance(outcome.result, torch.Tensor):
+        return Case(
+            name,
+            False,
+            expected,
+            f"a tensor, {short(outcome.result)}",
+            "Compare with torch.equal(x.grad, expected), which gives back one True or False "
+            "for the whole tensor; x.grad == expected gives one per number.",
+        )
+    return Case(
+        name,
+        False,
+        expected,
+        short(outcome.result),
+        "End my_edge_test with a return line: return torch.equal(x.grad, expected).",
+    )
+
+
+def _edge_fix_for_correct(
+    outcome: Outcome, clamp: CorrectClamp, passed: list[CorrectClamp], name: str
+) -> tuple[str, str]:
+    """Why a correct Clamp01 failed the learner's edge test, in the beginner tracks' words."""
+    other = splits_at_the_edges(clamp, passed)
+    if other is not None:
+        return (
+            f"This Clamp01 is correct too. At exactly 0 and 1 it gives back {clamp.at_edges}, "
+            f"and your test passes another correct one that gives back {other.at_edges} there. "
+            "Clamp01 has a corner at 0 (its slope jumps from 0 to 1) and at 1 (from 1 to 0), "
+            "so there is no single slope there, as at rounding's jumps in lesson 1, and any "
+            "value between 0 and grad_out is right. Leave exactly 0 and 1 out of your points: "
+            "test just either side of them, such as -0.001 and 0.001.",
+            EDGE_READ["corners"],
+        )
+    common = common_error_fix(outcome, name, part=1)
+    if common:
+        return common
+    if outcome.error is None and outcome.grad_outs:
+        return (
+            "This Clamp01 is correct, so my_edge_test should give back True for it. For your "
+            f"x = {numbers(outcome.inputs[-1])} and grad_out = {numbers(outcome.grad_outs[-1])}"
+            f", it gave back x.grad = {numbers(outcome.grads[-1])}: compare that with your "
+            "expected, number by number. The rule: grad_out where x is between 0 and 1, and 0 "
+            "where x is below 0 or above 1.",
+            EDGE_READ["choose"],
+        )
+    return (
+        "This Clamp01 is correct, so my_edge_test should give back True for it: send your "
+        "grad_out with Clamp01Candidate.apply(x).backward(grad_out), then compare x.grad "
+        "with the rule: grad_out where x is between 0 and 1, and 0 where it is outside.",
+        EDGE_READ["choose"],
+    )
+
+
+def _edge_uneven_case(outcome: Outcome) -> Case:
+    expected = "an upstream gradient with a different number for each point"
+    if any(uneven(g) for g in outcome.grad_outs):
+        return Case(EDGE_UNEVEN, True)
+    if not outcome.grad_outs:
+        return Case(
+            EDGE_UNEVEN,
+            False,
+            expected,
+            "the Clamp01's backward never ran",
+            "Send your upstream gradient back through the Clamp01 you were given: "
+            "Clamp01Candidate.apply(x).backward(grad_out).",
+            EDGE_READ["choose"],
+        )
+    last = outcome.grad_outs[-1]
+    repeated = "a single number" if last.numel() == 1 else "one number repeated"
+    return Case(
+        EDGE_UNEVEN,
+        False,
+        expected,
+        f"backward got grad_out = {numbers(last)}, {repeated}",
+        "Give each point its own upstream gradient, all different, such as "
+        "torch.tensor([10.0, 20.0, 30.0, 40.0]) for four points. Then each number of x.grad "
+        "shows which upstream gradient it came from, and a backward that gives back 1 "
+        "instead of grad_out cannot look right by chance. (y.sum().backward() sends a 1 to "
+        "every point.)",
+        EDGE_READ["choose"],
+    )

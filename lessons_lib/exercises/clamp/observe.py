@@ -1,0 +1,189 @@
+"""Running a learner's test on one Clamp01, contained and watched: what apply received, the
+grad_outs backward was sent and gave back, what hypothesis drew, and how the test ended.
+"""
+
+import contextlib
+import functools
+import inspect
+import io
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from hypothesis import currently_in_test_context, given, settings
+from torch.autograd import Function
+
+from lessons_lib.exercises.base import contained
+from lessons_lib.running import Failure
+from lessons_lib.watch import patched, watching
+
+
+def grad_outs_gradcheck_sends(fn: type[Function], x: torch.Tensor, **options: object) -> list:
+    """Every grad_out gradcheck hands fn's backward at x, in order, as lists of numbers."""
+    outcome = Outcome()
+    with _observing(fn, outcome, skip_gradcheck=False):
+        torch.autograd.gradcheck(fn.apply, (x,), **options)
+    return [g.tolist() for g in outcome.grad_outs]
+
+
+_PROFILE = "check-my-checks"  # the Hypothesis settings the learner's checks run under
+
+
+_GRADCHECK_FILE = inspect.getfile(torch.autograd.gradcheck)
+
+
+ENOUGH_EXAMPLES = 10  # distinct inputs drawn by hypothesis that make a property test
+
+
+@dataclass
+class Outcome:
+    """What one run of a learner's test on one Clamp01 did."""
+
+    found: bool = False  # raised, or returned False
+    error: BaseException | None = None
+    result: object = None  # what the test gave back
+    applied: int = 0  # calls of the candidate's apply
+    forward_direct: int = 0  # calls of its forward by hand
+    warned: list[str] = field(default_factory=list)
+    inputs: list[torch.Tensor] = field(default_factory=list)  # what apply received
+    drawn: set = field(default_factory=set)  # distinct inputs apply received from hypothesis
+    # The grad_outs the test itself sent to backward (gradcheck's own left out), and what
+    # backward gave back for each.
+    grad_outs: list[torch.Tensor] = field(default_factory=list)
+    grads: list[torch.Tensor | None] = field(default_factory=list)
+    example_nonfinite: set[str] = field(default_factory=set)  # "nan"/"inf" in the last example
+    backward_drawn: int = 0  # backward calls inside hypothesis's examples, gradcheck's included
+
+
+def _inside_gradcheck() -> bool:
+    """True when gradcheck (or gradgradcheck) is somewhere up the call stack."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == _GRADCHECK_FILE:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _nonfinite(t: torch.Tensor) -> set[str]:
+    found = {"nan"} if t.isnan().any() else set()
+    return found | ({"inf"} if t.isinf().any() else set())
+
+
+def uneven(t: torch.Tensor) -> bool:
+    """Not one value repeated: each element can be told apart by what comes back."""
+    flat = t.flatten()
+    return flat.numel() > 1 and bool((flat != flat[0]).any())
+
+
+@contextlib.contextmanager
+def _observing(fn: type[Function], outcome: Outcome, skip_gradcheck: bool = True) -> Iterator:
+    """Record what fn's apply receives, and what its backward receives and gives back."""
+    apply, backward = fn.apply, fn.backward
+
+    def observed_apply(cls: type, *args: object, **kwargs: object) -> object:
+        x = next((a for a in args if isinstance(a, torch.Tensor)), None)
+        if x is not None:
+            seen = x.detach().clone()
+            outcome.inputs.append(seen)
+            if currently_in_test_context():  # inside one of hypothesis's examples
+                outcome.drawn.add((seen.dtype, tuple(seen.shape), repr(seen.flatten().tolist())))
+                outcome.example_nonfinite = _nonfinite(seen)
+        return apply(*args, **kwargs)
+
+    @functools.wraps(backward)
+    def observed_backward(ctx: object, *grad_outs: object) -> object:
+        first = grad_outs[0] if grad_outs else None
+        mine = isinstance(first, torch.Tensor) and not (skip_gradcheck and _inside_gradcheck())
+        sent = first.detach().clone() if mine else None
+        outcome.backward_drawn += currently_in_test_context()
+        result = backward(ctx, *grad_outs)
+        if sent is not None:
+            grad = result[0] if isinstance(result, tuple) and result else result
+            outcome.grad_outs.append(sent)
+            outcome.grads.append(grad.detach().clone() if isinstance(grad, torch.Tensor) else None)
+            if currently_in_test_context():
+                outcome.example_nonfinite |= _nonfinite(sent)
+        return result
+
+    with patched(fn, apply=classmethod(observed_apply), backward=staticmethod(observed_backward)):
+        yield
+
+
+@contextlib.contextmanager
+def _steady_hypothesis() -> Iterator[None]:
+    """The learner's property tests draw the same examples every run and write nothing."""
+    previous = settings.get_current_profile_name()
+    parent = settings.get_profile(previous)
+    settings.register_profile(
+        _PROFILE, parent=parent, database=None, derandomize=True, deadline=None
+    )
+    settings.load_profile(_PROFILE)
+    try:
+        yield
+    finally:
+        settings.load_profile(previous)
+
+
+def run(test: Callable, fn: type[Function]) -> Outcome:
+    """Call test(fn) with its output, warnings and changes to torch's state contained."""
+    outcome = Outcome()
+    quiet = io.StringIO()
+    with (
+        contained() as caught,
+        _steady_hypothesis(),
+        contextlib.redirect_stdout(quiet),
+        contextlib.redirect_stderr(quiet),
+        watching(fn) as usage,
+        _observing(fn, outcome),
+    ):
+        torch.manual_seed(0)  # random draws of the learner's own are the same every run
+        try:
+            outcome.result = test(fn)
+            outcome.found = outcome.result is False
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # AssertionError, GradcheckError, pytest.fail, ...
+            outcome.found, outcome.error = True, error
+    outcome.applied, outcome.forward_direct = len(usage.applies), usage.forward_direct
+    outcome.warned = [str(w.message) for w in caught]
+    return outcome
+
+
+def describe(outcome: Outcome, who: str) -> str:
+    """What one run of the test `who` did, in one line."""
+    if outcome.error is None:
+        return f"{who} returned False" if outcome.found else f"{who} found nothing wrong"
+    failure = Failure.of(who, outcome.error)
+    line = _learners_line(outcome.error)
+    where = f", at the line `{line}`" if line else ""
+    notes = [_one_line(n) for n in getattr(outcome.error, "__notes__", [])]
+    example = next((n for n in notes if n.startswith(("Falsifying", "Failing"))), "")
+    drawn = f" ({example[:117] + '...' if len(example) > 120 else example})" if example else ""
+    return f"{who} raised {failure.kind}: {failure.message.rstrip(',.:;')}{where}{drawn}"
+
+
+def _one_line(note: str) -> str:
+    """Hypothesis's multi-line note on the failing example, as one line."""
+    text = " ".join(note.split())
+    return text.replace("( ", "(").replace(", )", ")").replace(",)", ")")
+
+
+def _learners_line(error: BaseException) -> str:
+    """The last line of the learner's own code in the traceback ("" if none is found)."""
+    library = (
+        str(Path(torch.__file__).parent),
+        str(Path(inspect.getfile(given)).parent),
+        str(Path(__file__).parents[2]),  # lessons_lib itself
+        "site-packages",
+    )
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if not f.filename.startswith(library[:3]) and library[3] not in f.filename
+    ]
+    line = frames[-1].line if frames and frames[-1].line else ""
+    return line.split("  # ")[0].strip()  # without a trailing comment
