@@ -1,4 +1,4 @@
-"""How the gradient doctor compares numbers, accepts a kink, and quotes evidence."""
+"""How the gradient doctor compares numbers, accepts a kink, and probes the chain rule."""
 
 from collections.abc import Callable
 
@@ -9,7 +9,6 @@ from lessons_lib.running import SCALE, EngineRun, as_tuple, differentiable
 
 RTOL, ATOL = 1e-5, 1e-7
 LOW_RTOL, LOW_ATOL = 1e-3, 1e-5  # float32 and below: a few units in the last place add up
-MAX_EVIDENCE = 3
 KINK_STEP = 1e-6  # one-sided finite differences, relative to max(1, |x|)
 MAX_KINK_PROBES = 32  # elements probed for a kink per input and sample
 
@@ -122,64 +121,6 @@ def output_mask(values: torch.Tensor, kinks: dict):
             return None  # a kink somewhere, and no way to tell which outputs it touches
         mask &= ~accepted
     return mask
-
-
-def evidence_lines(
-    wrong: torch.Tensor,
-    inputs: tuple,
-    names: list[str],
-    expected: torch.Tensor,
-    got: torch.Tensor,
-    *,
-    at: int | None = None,
-    output: int = 0,
-    prefix: str = "",
-    quotes: tuple[tuple[str, torch.Tensor | None], ...] = (),
-    says: str = "expected {expected}, got {got}",
-) -> tuple[str, ...]:
-    """A few 'at ...: expected ..., got ...' lines where values disagree.
-
-    Values shaped like input `at` are placed by that input's element ("x[0, 1] = -1.5");
-    otherwise they are output-shaped and placed by output element, with the input's
-    value beside it where the shapes match. `quotes` adds the named values (grad_out,
-    a direction, a tangent) at the same element, where their shape matches too. `says`
-    words the two values where "expected" would not be the true value.
-    """
-    x_index = at if at is not None else next(i for i, a in enumerate(inputs) if differentiable(a))
-    x, x_name = inputs[x_index], names[x_index]
-    lines = []
-    for index in wrong.nonzero()[:MAX_EVIDENCE].tolist():
-        spot, subscript = tuple(index), ", ".join(map(str, index))
-        same_shape = isinstance(x, torch.Tensor) and x.shape == wrong.shape
-        x_at = f"{x_name}[{subscript}]" if same_shape and x.dim() > 1 else x_name
-        x_at = f"{x_at} = {x[spot].item():.4g}" if same_shape else ""
-        extras = [
-            f"{name} {t[spot].item():.4g}"
-            for name, t in quotes
-            if t is not None and t.shape == wrong.shape
-        ]
-        if at is not None and x_at:
-            where = x_at
-        else:
-            where = f"output[{subscript}]" if output == 0 else f"output {output}[{subscript}]"
-            extras = [x_at, *extras] if x_at else extras
-        where += f" ({', '.join(extras)})" if extras else ""
-        shown = distinct(expected[spot].item(), got[spot].item())
-        lines.append(f"{prefix}at {where}: {says.format(expected=shown[0], got=shown[1])}")
-    return tuple(lines)
-
-
-def distinct(a: float, b: float) -> tuple[str, str]:
-    """a and b with 4 significant digits, or the fewest up to 17 at which they read differently.
-
-    The doctor flags values that differ by more than RTOL (1e-5 relative), finer than 4
-    digits show: "expected 36.75, got 36.75" would contradict the finding it supports.
-    """
-    for digits in range(4, 18):
-        shown = f"{a:.{digits}g}", f"{b:.{digits}g}"
-        if shown[0] != shown[1]:
-            return shown
-    return f"{a:.4g}", f"{b:.4g}"  # equal values (a NaN flagged for its position, say)
 
 
 def between_slopes(

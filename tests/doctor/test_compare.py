@@ -1,4 +1,4 @@
-"""compare: how the gradient doctor compares numbers, accepts a kink, and quotes evidence."""
+"""compare: how the gradient doctor compares numbers, accepts a kink, and probes the chain rule."""
 
 import pytest
 import torch
@@ -8,9 +8,7 @@ from lessons_lib.doctor.compare import (
     accepted_at_kinks,
     chain_rule_kind,
     close,
-    distinct,
     elementwise_finite,
-    evidence_lines,
     one_number,
     one_sided_slopes,
     output_mask,
@@ -20,9 +18,13 @@ from lessons_lib.running import engine_run
 from tests.learner_functions import cube, function, save_and, saved
 
 F64 = torch.float64
+
 KINK = torch.tensor([-1.0, 0.0, 2.0], dtype=F64)  # ReLU's kink at index 1
+
 G = upstream_gradient(KINK, 0)  # the grad_out the slopes are weighted by
+
 EVERYWHERE = torch.ones(3, dtype=torch.bool)
+
 AT_ZERO = torch.tensor([False, True, False])
 
 
@@ -141,83 +143,6 @@ def test_output_mask_is_none_when_an_accepted_kink_cannot_be_placed_on_the_outpu
     values = torch.tensor([1.0, 2.0, 3.0], dtype=F64)
     assert output_mask(values, {0: torch.tensor([True, False])}) is None
     assert output_mask(values, {0: torch.tensor([False, False])}).tolist() == [True, True, True]
-
-
-def test_evidence_lines_quote_at_most_three_places_as_x_expected_got():
-    x = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0], dtype=F64)
-    lines = evidence_lines(x > 0, (x,), ["x"], 3 * x**2, torch.full_like(x, 4.0), at=0)
-    assert lines == (
-        "at x = 1: expected 3, got 4",
-        "at x = 2: expected 12, got 4",
-        "at x = 3: expected 27, got 4",
-    )
-
-
-def test_evidence_lines_add_the_prefix_and_grad_out_and_subscript_a_grid():
-    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=F64)
-    wrong = torch.tensor([[False, True], [False, False]])
-    grad_out = torch.full_like(x, 1.5)
-    lines = evidence_lines(
-        wrong,
-        (x,),
-        ["x"],
-        3 * x**2,
-        torch.zeros_like(x),
-        at=0,
-        prefix="d/dx ",
-        quotes=(("grad_out", grad_out), ("direction", None)),
-    )
-    assert lines == ("d/dx at x[0, 1] = 2 (grad_out 1.5): expected 12, got 0",)
-
-
-def test_output_shaped_evidence_is_placed_by_output_with_the_input_beside_it():
-    """A sort's tangent at output[1] is not 'at w = 2': the output position comes first."""
-    w = torch.tensor([1.0, 2.0], dtype=F64)
-    wrong = torch.tensor([False, True])
-    expected, got = torch.tensor([3.0, 12.0]), torch.tensor([3.0, 4.0])
-    assert evidence_lines(wrong, (3, w), ["n", "w"], expected, got) == (
-        "at output[1] (w = 2): expected 12, got 4",
-    )
-    assert evidence_lines(wrong, (3, w), ["n", "w"], expected, got, at=1) == (
-        "at w = 2: expected 12, got 4",
-    )
-    total = (torch.tensor([True]), (w,), ["w"], torch.tensor([6.0]), torch.tensor([0.0]))
-    assert evidence_lines(*total) == ("at output[0]: expected 6, got 0",)
-    assert evidence_lines(*total, output=1) == ("at output 1[0]: expected 6, got 0",)
-
-
-def test_evidence_lines_word_the_two_values_as_told_when_expected_would_mislead():
-    x = torch.tensor([1.0, 2.0], dtype=F64)
-    lines = evidence_lines(x > 1, (x,), ["x"], x, x**2, at=0, says="backward changed it to {got}")
-    assert lines == ("at x = 2: backward changed it to 4",)
-
-
-@pytest.mark.parametrize(
-    ("a", "b", "shown"),
-    [
-        (36.75, 18.75, ("36.75", "18.75")),  # 4 digits tell them apart: kept
-        (36.75, 36.75 * 1.0001, ("36.75", "36.754")),  # 1e-4 relative: one more digit
-        (3.57, 3.57 * (1 + 2e-5), ("3.57", "3.5701")),
-        (1.0, 1.0 + 2**-52, ("1", "1.0000000000000002")),  # the closest doubles: 17 digits
-        (36.75, float("nan"), ("36.75", "nan")),
-    ],
-)
-def test_distinct_prints_4_digits_or_the_fewest_that_tell_two_values_apart(a, b, shown):
-    assert distinct(a, b) == shown
-
-
-def test_evidence_never_prints_expected_and_got_alike_when_they_differ_beyond_the_tolerance():
-    """rtol is 1e-5: a gradient off by 1e-4 relative is flagged, so it must read differently."""
-    x = torch.tensor([-2.5, -1.5], dtype=F64)
-    want = 3 * x**2
-    got = 3.0003 * x**2
-    wrong = ~close(got, want)
-    assert wrong.all()
-    lines = evidence_lines(wrong, (x,), ["x"], want, got, at=0)
-    assert lines == (
-        "at x = -2.5: expected 18.75, got 18.752",
-        "at x = -1.5: expected 6.75, got 6.751",  # 4 digits already differ
-    )
 
 
 def test_one_number_finds_the_factor_of_a_gradient_proportional_to_the_all_ones_one():

@@ -1,20 +1,19 @@
-"""findings: every code has words, and every 'Read more' names a heading that exists."""
+"""findings: every code has a section or says none covers it, and every 'Read more' names a heading that exists."""
 
 import json
 import re
 from pathlib import Path
 
 import pytest
-import torch
 
 from lessons_lib.doctor import findings
 from lessons_lib.doctor.findings import CODES, FURTHER_READING, LESSON_SECTIONS
-from lessons_lib.doctor.non_finite import Step
-from lessons_lib.running import SavedChange
 from lessons_lib.sections import L1_DEVELOPER, L1_RESEARCHER, L2_DEVELOPER, TAUGHT, cite
 
 SECTIONS = {code: TAUGHT.get(code) for code in CODES}  # None: no section teaches it
+
 ROOT = Path(__file__).resolve().parents[2]
+
 OPTIONAL = " (optional on a first pass)"
 
 
@@ -158,120 +157,6 @@ def test_a_developer_reads_their_own_track_first_and_the_researcher_track_as_fur
 def test_codes_run_from_most_to_least_important_and_cover_every_section():
     assert CODES[:2] == ("not-a-function", "error") and CODES[-1] == "ctx-tensor"
     assert set(CODES) == set(SECTIONS) and len(CODES) == len(set(CODES))
-
-
-def test_grad_shape_advice_depends_on_which_way_the_shape_is_off():
-    x = torch.zeros(4)
-    too_big = findings.grad_shape("x", torch.zeros(3, 5), x)
-    too_small = findings.grad_shape("x", torch.zeros(()), x)
-    assert "sum_to_size" in too_big.fix and "broadcast" in too_big.fix
-    assert "no reduction" in too_small.fix
-    assert "do not sum" not in too_big.fix + too_small.fix
-    assert "float, not a tensor" in findings.grad_shape("x", 12.0, x).what
-
-
-def test_the_chain_rule_finding_says_how_backward_fails_to_scale():
-    assert "ignores grad_out" in findings.chain_rule("x", "ignores", ()).what
-    assert "adds grad_out" in findings.chain_rule("x", "adds", ()).what
-    assert "does not scale" in findings.chain_rule("x", "other", ()).what
-
-
-def test_grad_out_misused_is_fixed_by_using_it_not_by_rederiving_the_derivative():
-    """The derivative is right in both: the generic words would send the learner astray."""
-    one = findings.chain_rule("x", "one-number", (), "15.8, the sum of grad_out")
-    assert "uses grad_out as one number" in one.what and "times 15.8, the sum of" in one.what
-    assert "grad_out.sum()" in one.why and "element by element" in one.fix
-    ignored = findings.chain_rule("x", "ignores-output", (), "output 1 (g3 in backward)")
-    assert "ignores the grad_out of output 1 (g3 in backward)" in ignored.what
-    assert "one grad_out per output" in ignored.why and "summed" in ignored.fix
-    for words in (one, ignored):
-        assert (
-            "Multiply by grad_out" not in words.fix
-            and words.section == LESSON_SECTIONS["chain-rule"]
-        )
-
-
-def test_the_ctx_tensor_finding_gives_the_documented_reasons_not_double_backward():
-    why = findings.ctx_tensor(["x"]).why
-    assert "saved_tensors_hooks" in why and "version check" in why and "garbage collector" in why
-    assert "double backward" not in why
-
-
-@pytest.mark.parametrize(
-    ("step", "cause", "text"),
-    [
-        (
-            Step("pow", (-15.625, 2 / 3), float("nan")),
-            "fractional-power",
-            "(-15.62) ** 0.6667 = nan",
-        ),
-        (Step("pow", (-2.0, 2), float("inf")), "overflow", "(-2) ** 2 = inf"),
-        (Step("exp", (1000.0,), float("inf")), "overflow", "exp(1000) = inf"),
-        (Step("div", (1.0, 0.0), float("inf")), "zero", "1 / 0 = inf"),
-        (Step("div", (0.0, 0.0), float("nan")), "zero-by-zero", "0 / 0 = nan"),
-        (Step("log", (0.0,), float("-inf")), "zero", "log(0) = -inf"),
-        (Step("sqrt", (-4.0,), float("nan")), "negative-root", "sqrt(-4) = nan"),
-        (Step("acos", (2.0,), float("nan")), "undefined", "acos(2) = nan"),
-        (Step("rsub", (3.0, 1.0), float("nan")), "undefined", "1 - 3 = nan"),
-    ],
-)
-def test_a_non_finite_step_is_written_as_arithmetic_with_its_cause(step, cause, text):
-    assert findings.non_finite_cause(step) == cause
-    assert findings.step_text(step) == text
-
-
-def test_non_finite_says_nan_or_infinite_as_seen_and_fixes_the_cause_it_traced():
-    nan, inf = torch.tensor([float("nan")]), torch.tensor([float("inf")])
-    root = findings.non_finite("x", ("at x = -4: ...",), nan, [Step("sqrt", (-4.0,), nan.item())])
-    assert "is NaN where" in root.what and "sqrt and log give NaN" in root.fix
-    assert root.evidence[1] == (
-        "there, backward computed sqrt(-4) = nan: the square root or log of a negative number"
-    )
-    assert root.section == findings.NON_FINITE_UNCOVERED  # 3.3 shows overflow, not this
-    overflow = findings.non_finite("x", (), inf, [Step("exp", (1000.0,), inf.item())])
-    assert overflow.section == LESSON_SECTIONS["non-finite"] + (
-        " (the developer tracks do not cover NaN and overflow in a derivative)"
-    )
-    untraced = findings.non_finite("x", (), torch.cat([nan, inf]), [])
-    assert "is NaN or infinite where" in untraced.what
-    assert "The usual causes of NaN" in untraced.fix and "The usual causes of inf" in untraced.fix
-
-
-def test_mutates_saved_says_where_the_change_lands_and_whether_a_second_backward_notices():
-    before = torch.zeros(2)
-    made_in_forward = SavedChange(1, None, before, before + 1, counted=True)
-    words = findings.mutates_saved(made_in_forward, ["x"], ())
-    assert "argument 2 of save_for_backward" in words.what
-    assert "Nothing else holds this tensor" in words.why and "second backward" in words.why
-    output = findings.mutates_saved(SavedChange(0, ("output", 0), before, before, False), ["x"], ())
-    assert "the saved output in place" in output.what and "version counter" in output.why
-
-
-def test_double_backward_words_depend_on_whether_it_raised():
-    raised = findings.double_backward("Double backward raised RuntimeError: ...", raised=True)
-    silent = findings.double_backward("Double backward is wrong ...")
-    assert "with no error" not in raised.why and "stops with this error" in raised.why
-    assert "Do not silence the error with .detach()" in raised.fix
-    assert "with no error" in silent.why
-
-
-def test_undefined_grad_out_says_what_backward_received_and_which_output():
-    raised = findings.undefined_grad_out(
-        "", "TypeError: unsupported operand type(s) for *: 'NoneType' and 'int'", []
-    )
-    assert raised.what == "backward raises when grad_out is None."
-    assert raised.evidence[0].startswith("with grad_out None, backward raised TypeError")
-    assert "training stops with this error" in raised.why
-    assert "if grad_out is None: return None" in raised.fix
-    one = findings.undefined_grad_out(
-        "output 1 (g3 in backward)", "TypeError: ... 'NoneType'", [], True
-    )
-    assert one.what == "backward raises when the grad_out of output 1 (g3 in backward) is None."
-    invented = findings.undefined_grad_out("", None, ["x"], True)
-    assert invented.what.startswith(
-        "backward returns a non-zero gradient for x when every grad_out"
-    )
-    assert "stops with this error" not in invented.why
 
 
 def test_the_readme_lists_every_code_in_order():
