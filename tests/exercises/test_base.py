@@ -1,8 +1,13 @@
-"""The verdict an exercise check shows: headline, first problem, and hints one step at a time."""
+"""The harness: the verdict (headline, first problem, an aside, hints one step at a time),
+contained learner code, and the first case under the one policy for Functions."""
+
+import warnings
 
 import pytest
+import torch
 
-from lessons_lib.exercises.base import Case, ExerciseCheck, Hint
+from lessons_lib import Cube
+from lessons_lib.exercises.base import Aside, Case, ExerciseCheck, Hint, Refusal, contained, refusal
 
 HINTS = (
     Hint("the idea", "Think <first>."),
@@ -72,3 +77,66 @@ def test_the_html_view_escapes_learner_text():
     page = verdict(FAIL).hint(1)._repr_html_()
     assert "Do &lt;this&gt;." in page and "Think &lt;first&gt;." in page
     assert "<i>Read more:</i> Developer track, “Mistake 4”" in page
+
+
+def test_the_aside_sits_under_the_first_problem_in_text_and_html():
+    check = ExerciseCheck("f", [FAIL], aside=Aside("Also missed:", ("a <b>.",)))
+    assert str(check).splitlines()[-2:] == [
+        "  - a <b>.",
+        "Fix this one first, then run the check again.",
+    ]
+    assert str(check).splitlines()[-3] == "Also missed:"
+    assert "<ul><li>a &lt;b&gt;.</li></ul><p>Fix this one first" in check._repr_html_()
+    assert "Also missed" not in str(ExerciseCheck("f", [Case("x", True)], aside=check.aside))
+
+
+def test_hint_keeps_the_verdicts_class_and_aside():
+    class Special(ExerciseCheck):
+        pass
+
+    check = Special("f", [FAIL], HINTS, CALL, aside=Aside("Also:", ("more",)))
+    shown = check.hint(2)
+    assert type(shown) is Special and shown.aside == check.aside and shown.shown == 2
+    assert check.shown == 0  # the original is left as it was
+
+
+def test_a_case_not_counted_says_why_and_offers_no_fix():
+    case = Case.not_counted("catches a bug", "fix the first problem first")
+    assert not case.passed and not case.counted and not case.fix
+    assert case.got == "not counted: fix the first problem first"
+
+
+def test_contained_puts_torch_back_and_keeps_warnings_in():
+    with warnings.catch_warnings(record=True) as outside:
+        warnings.simplefilter("always")
+        with contained() as caught:
+            torch.set_grad_enabled(False)
+            torch.set_default_dtype(torch.float64)
+            warnings.warn("from the learner", stacklevel=2)
+    assert torch.is_grad_enabled() and torch.get_default_dtype() == torch.float32
+    assert [str(w.message) for w in caught] == ["from the learner"] and outside == []
+
+
+@pytest.mark.parametrize(
+    ("passed", "wants_class", "says"),
+    [
+        (lambda: Cube, True, None),
+        (lambda: Cube.apply, True, None),
+        (Cube, True, "You passed an instance, Cube()"),  # called: Cube()
+        (lambda: 3, True, "You passed an int"),
+        (lambda: len, False, None),
+        (lambda: Cube, False, "the Function Cube"),
+        (lambda: Cube.apply, False, "Cube.apply, a Function's apply"),
+        (lambda: 3, False, "int 3"),
+    ],
+    ids=["class", "apply", "instance", "number", "f", "f-class", "f-apply", "f-number"],
+)
+def test_refusal_follows_the_one_policy(passed, wants_class, says):
+    words = Refusal("you passed it", "it", "check({})", "Pass it.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # instantiating a Function warns; that is the point
+        case = refusal(passed(), words, wants_class)
+    if says is None:
+        assert case is None
+    else:
+        assert not case.passed and says in case.got and case.fix == "Pass it."
