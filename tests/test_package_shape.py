@@ -86,14 +86,15 @@ def readme_map() -> list[str]:
     block = re.search(r"## What is where\n+```\n(.*?)```", readme, re.S)[1]
     paths, folders = [], []
     for line in block.splitlines():
-        match = re.match(r"([ │├└─]*)([\w.\-]+/?)", line)
-        if not match or not match[2].strip():
+        # an entry: its folders' rails, a branch (none at the top), a name; anything else is a note
+        match = re.match(r"((?:│   |    )*)(├── |└── )?(\S+)", line)
+        if not match or (match[1] and not match[2]) or match[3][0] in "│├└":
             continue
-        depth = len(match[1]) // 4
+        depth = len(match[1]) // 4 + (1 if match[2] else 0)
         folders[depth:] = []
-        paths.append("".join(folders) + match[2])
-        if match[2].endswith("/"):
-            folders.append(match[2])
+        paths.append("".join(folders) + match[3])
+        if match[3].endswith("/"):
+            folders.append(match[3])
     return paths
 
 
@@ -109,3 +110,15 @@ def test_the_readme_map_is_the_package_tree_and_names_every_module():
     folders = {f"{Path(f).parent}/" for f in files}
     assert files - named == set(), "modules the README's map does not name"
     assert named - files - folders == set(), "names in the README's map that are not in the tree"
+
+
+def test_every_file_of_the_package_the_course_names_exists():
+    """Notebooks and guides cite files learners may open: a move must update them."""
+    texts = [*ROOT.glob("notebooks/**/*.ipynb"), *ROOT.glob("notebooks/*.md"), *ROOT.glob("*.md")]
+    cited = {
+        (str(path.relative_to(ROOT)), name)
+        for path in texts
+        for name in re.findall(r"lessons_lib/[\w/]+\.(?:py|js)", path.read_text())
+    }
+    assert cited, "no citation found: the pattern is wrong"
+    assert {(where, name) for where, name in cited if not (ROOT / name).exists()} == set()
