@@ -5,8 +5,6 @@ the course content learners read stays namespaced (`from lessons_lib import rese
 The package's map is in README.md ("What is where").
 """
 
-import importlib
-
 from lessons_lib.functions import (
     Clamp,
     Clamp01,
@@ -18,6 +16,7 @@ from lessons_lib.functions import (
     SigmoidSpike,
     Square,
 )
+from lessons_lib.lazy import lazy_names
 
 # The doctor, the explorers (matplotlib, anywidget) and the exercises load on first use, so
 # `import lessons_lib` stays light in a Binder session of 1-2 GB.
@@ -43,17 +42,7 @@ _LAZY = {
 _HOME = {name: module for module, names in _LAZY.items() for name in names}
 
 
-def __getattr__(name: str) -> object:
-    if name not in _HOME:
-        raise AttributeError(f"module 'lessons_lib' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOME[name]), name)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOME])
-
+__getattr__, __dir__ = lazy_names(__name__, _HOME)
 
 __all__ = [
     "Clamp",

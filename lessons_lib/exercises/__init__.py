@@ -12,7 +12,7 @@ checks, which run the learner's property tests, import hypothesis.
 Each exercise's words (case names, fixes, hints) live in a words module beside its logic.
 """
 
-import importlib
+from lessons_lib.lazy import lazy_names
 
 _HOME = {
     "check_cube": "lessons_lib.exercises.backward_pass.cube",
@@ -29,16 +29,6 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name not in _HOME:
-        raise AttributeError(f"module 'lessons_lib.exercises' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOME[name]), name)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOME])
-
+__getattr__, __dir__ = lazy_names(__name__, _HOME)
 
 __all__ = sorted(_HOME)
