@@ -38,15 +38,21 @@ def runtime_version() -> str:
     return (BINDER / "runtime.txt").read_text().strip().removeprefix("python-")
 
 
+def missing_runtime() -> str | None:
+    """Why Binder's environment cannot be built on this machine, or None if it can."""
+    version = runtime_version()
+    if shutil.which(f"python{version}") is None:
+        return (
+            f"Binder's environment needs python{version} on the PATH (Binder builds with {version})"
+        )
+    return None
+
+
 def runtime_python() -> str:
     """That interpreter, found on PATH."""
-    version = runtime_version()
-    found = shutil.which(f"python{version}")
-    if found is None:
-        raise SystemExit(
-            f"binder/runtime.txt asks for Python {version}: python{version} is not on PATH"
-        )
-    return found
+    if why := missing_runtime():
+        raise SystemExit(why)
+    return shutil.which(f"python{runtime_version()}")
 
 
 def base_packaging(version: str) -> list[str]:
