@@ -1,0 +1,111 @@
+"""Running a learner's test, contained and watched: it never raises, leaves torch's and
+hypothesis's state as it was, patches nothing for good, and sees what gradcheck and hypothesis
+send (on torch 2.13)."""
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lessons_lib import Clamp01
+from lessons_lib.exercises.clamp.answers import reference_checks
+from lessons_lib.exercises.clamp.observe import grad_outs_gradcheck_sends
+from lessons_lib.exercises.clamp.suite import check_my_checks, run_my_checks
+from lessons_lib.exercises.clamp.words import (
+    PROPERTY,
+    UNEVEN,
+)
+from tests.exercises.clamp.learners import (
+    case,
+    random_points_through_gradcheck,
+)
+
+
+def test_the_self_check_never_raises_even_for_system_exit_or_pytest_fail():
+    def exits(Clamp01Candidate):
+        raise SystemExit(1)
+
+    def fails(Clamp01Candidate):
+        pytest.fail("nope")
+
+    for suite in (exits, fails):
+        assert not check_my_checks(suite).ok
+
+
+def test_the_self_check_restores_torchs_state_hypothesis_settings_and_prints_nothing(capsys):
+    def meddles(Clamp01Candidate):
+        torch.set_default_dtype(torch.float64)
+        torch.set_grad_enabled(False)
+        torch.set_anomaly_enabled(True)
+        torch.manual_seed(123)
+        print("noise")
+        settings.load_profile("default")
+        raise AssertionError("found one")
+
+    profile = settings.get_current_profile_name()
+    rng = torch.get_rng_state()
+    check_my_checks(meddles)
+    assert torch.get_default_dtype() == torch.float32 and torch.is_grad_enabled()
+    assert not torch.is_anomaly_enabled() and torch.equal(torch.get_rng_state(), rng)
+    assert settings.get_current_profile_name() == profile
+    assert capsys.readouterr().out == ""
+
+
+def test_the_watched_classes_are_left_unpatched():
+    class Mine(Clamp01):
+        pass
+
+    run_my_checks(reference_checks, Mine)
+    check_my_checks(reference_checks)
+    assert "apply" not in vars(Mine) and "apply" not in vars(Clamp01)
+    assert "forward" not in vars(Mine)
+
+
+def test_the_verdict_is_the_same_on_every_run():
+    assert str(check_my_checks(random_points_through_gradcheck)) == str(
+        check_my_checks(random_points_through_gradcheck)
+    )
+
+
+# --- what gradcheck sends backward, on torch 2.13 -------------------------------------------
+
+
+def test_gradcheck_sends_one_hot_rows_twice_then_two_grad_outs_of_zeros():
+    x = torch.tensor([-1.5, 0.25, 1.5], dtype=torch.float64, requires_grad=True)
+    rows = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    zeros = [0.0, 0.0, 0.0]
+    assert grad_outs_gradcheck_sends(Clamp01, x) == rows + rows + [zeros, zeros]
+    assert grad_outs_gradcheck_sends(Clamp01, x, check_undefined_grad=False) == [
+        *rows,
+        *rows,
+        zeros,
+    ]
+
+
+def test_fast_mode_sends_one_random_uneven_grad_out_twice_then_zeros():
+    x = torch.tensor([-1.5, 0.25, 1.5], dtype=torch.float64, requires_grad=True)
+    first, again, *rest = grad_outs_gradcheck_sends(Clamp01, x, fast_mode=True)
+    assert first == again and len(set(first)) == 3 and rest == [[0.0] * 3] * 2
+
+
+def test_gradchecks_own_grad_outs_do_not_count_as_the_suites_uneven_grad_out():
+    def gradcheck_fast(Clamp01Candidate):
+        x = torch.tensor([-1.5, -0.5, 0.25, 0.75, 1.5], dtype=torch.float64, requires_grad=True)
+        torch.autograd.gradcheck(Clamp01Candidate.apply, (x,), fast_mode=True)
+
+    uneven = case(check_my_checks(gradcheck_fast), UNEVEN)
+    assert not uneven.passed
+    assert uneven.got == "backward ran only inside gradcheck, with gradcheck's grad_outs"
+
+
+def test_a_property_test_on_a_fixed_tensor_is_told_to_use_what_hypothesis_draws():
+    def fixed(Clamp01Candidate):
+        @given(st.floats(-3, 3))
+        def random_inputs(value):
+            x = torch.tensor([-0.5, 0.5, 1.5], dtype=torch.float64)
+            assert torch.equal(Clamp01Candidate.apply(x), x.clamp(0, 1))
+
+        random_inputs()
+
+    prop = case(check_my_checks(fixed), PROPERTY)
+    assert prop.got == "only 1 different input(s) reached Clamp01Candidate.apply from hypothesis"
