@@ -4,8 +4,8 @@ Each name loads its own module on first use (PEP 562), so that only the Clamp01 
 checks, which run the learner's property tests, import hypothesis.
 
 - base.py                   the one harness: contained state, the first case, the verdict
-- answers.py                the course's answer to "Your own backward pass": cube_grad
-- backward_pass/            its self-checks: check_cube (Part 1), check_cube_grad (Part 2)
+- backward_pass/            "Your own backward pass": its answer cube_grad, check_cube (Part 1)
+                            and check_cube_grad (Part 2)
 - clamp/                    "Check your Clamp01": its answers, check_edge_test, check_my_checks
 - straight_through.py       lesson 1's beginner task, check_straight_through
 - nudge.py                  lesson 2's beginner task, check_nudge
@@ -17,7 +17,7 @@ from lessons_lib.lazy import lazy_names
 _HOME = {
     "check_cube": "lessons_lib.exercises.backward_pass.cube",
     "check_cube_grad": "lessons_lib.exercises.backward_pass.cube_grad",
-    "cube_grad": "lessons_lib.exercises.answers",
+    "cube_grad": "lessons_lib.exercises.backward_pass.answers",
     "check_edge_test": "lessons_lib.exercises.clamp.edges",
     "check_my_checks": "lessons_lib.exercises.clamp.suite",
     "run_my_checks": "lessons_lib.exercises.clamp.suite",

@@ -8,7 +8,7 @@ from contextlib import nullcontext
 
 import torch
 
-from lessons_lib.exercises.answers import cube_grad
+from lessons_lib.exercises.backward_pass.answers import cube_grad
 from lessons_lib.exercises.backward_pass.cube_grad_fixes import (
     alias_note,
     clone_note,

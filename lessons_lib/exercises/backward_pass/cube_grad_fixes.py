@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import torch
 
-from lessons_lib.exercises.answers import cube_grad
+from lessons_lib.exercises.backward_pass.answers import cube_grad
 from lessons_lib.exercises.backward_pass.cube_grad_words import (
     COPY,
     CUT_CHAIN,

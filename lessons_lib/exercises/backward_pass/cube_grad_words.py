@@ -4,7 +4,7 @@ taught, its hint ladder, and the fixes for the errors learners' cube_grads raise
 
 import inspect
 
-from lessons_lib.exercises.answers import cube_grad
+from lessons_lib.exercises.backward_pass.answers import cube_grad
 from lessons_lib.exercises.base import Hint, Refusal
 from lessons_lib.sections import read_more
 
@@ -43,7 +43,7 @@ def cube_grad_hints() -> tuple[Hint, ...]:
         ),
         Hint(
             "the answer",
-            "the course's tested answer, lessons_lib.exercises.answers:",
+            "the course's tested answer, cube_grad in lessons_lib/exercises/backward_pass/answers.py:",
             inspect.getsource(cube_grad),
         ),
     )

@@ -121,7 +121,7 @@ def edge_hints() -> tuple[Hint, ...]:
         ),
         Hint(
             "the answer",
-            "the course's tested answer, lessons_lib.exercises.clamp.answers.edge_test:",
+            "the course's tested answer, edge_test in lessons_lib/exercises/clamp/answers.py:",
             inspect.getsource(edge_test),
         ),
     )
@@ -187,7 +187,7 @@ def hints() -> tuple[Hint, ...]:
         ),
         Hint(
             "the answer",
-            "the course's tested answer, lessons_lib.exercises.clamp.answers.reference_checks:",
+            "the course's tested answer, reference_checks in lessons_lib/exercises/clamp/answers.py:",
             inspect.getsource(reference_checks),
         ),
     )
