@@ -22,7 +22,7 @@ from lessons_lib.broken_clamps import (
     clamp01_wrong_fake,
     wrong_while_hypothesis_draws,
 )
-from lessons_lib.running.probe import is_function
+from lessons_lib.running import is_function
 
 BUGS = {bug.key: bug for bug in EXERCISE_BUGS}
 CORRECT_IDS = ["course", "saves-input", "strict-mask"]

@@ -17,7 +17,7 @@ from lessons_lib.finite_differences import (
     step_errors,
     truncation_error,
 )
-from lessons_lib.running.errors import InputError, LessonError
+from lessons_lib.running import InputError, LessonError
 
 F32, F64 = torch.float32, torch.float64
 

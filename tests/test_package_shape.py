@@ -33,9 +33,7 @@ def units(path: Path) -> list[tuple[str, str, int]]:
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_room_is_too_big(path):
     too_big = [
-        f"{kind} {name}: {lines} lines"
-        for kind, name, lines in units(path)
-        if lines > LIMITS[kind]
+        f"{kind} {name}: {lines} lines" for kind, name, lines in units(path) if lines > LIMITS[kind]
     ]
     lines = len(path.read_text().splitlines())
     if lines > LIMITS["module"]:
@@ -103,7 +101,8 @@ def test_the_readme_map_is_the_package_tree_and_names_every_module():
     files = {
         str(p.relative_to(ROOT))
         for p in PACKAGE.rglob("*")
-        if p.suffix in {".py", ".js"} and "__pycache__" not in p.parts
+        if p.suffix in {".py", ".js"}
+        and "__pycache__" not in p.parts
         # a subpackage's __init__ only gathers its names; the top one is the import surface
         and (p.name != "__init__.py" or p.parent == PACKAGE)
     }
