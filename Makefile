@@ -1,6 +1,7 @@
 # Two commands for a fresh machine (Python 3.11+): `make lab` opens the course,
-# `make test` runs every test. Both build the one .venv/ and reuse it: `make lab` installs
-# the learner's list (requirements.txt), `make test` adds the test tools
+# `make test` runs every test (`make check`, the quick loop, leaves out the browser tests
+# and Binder's build). They build the one .venv/ and reuse it: `make lab` installs the
+# learner's list (requirements.txt), `make test` and `make check` add the test tools
 # (requirements-test.txt); each reinstalls only when the files it is keyed on change.
 PYTHON ?= python3
 VENV ?= .venv
@@ -18,17 +19,35 @@ LAB_FLAGS := --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(COURSE_DIR) \
 
 NEWS_PLUGIN := @jupyterlab/apputils-extension:announcements
 
-.PHONY: lab test notebooks slides binder-link
+# Two pytest workers: each test file (each notebook) stays on one, the browser tests share
+# one (tests/conftest.py). WORKERS=0 runs everything in one process.
+WORKERS ?= 2
+xdist = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist $(1))
+TIMES := build/test-times
+# The quick loop leaves out the browser tests and Binder's build: minutes each.
+QUICK_SKIP := --ignore=tests/ui -m "not binder"
+
+.PHONY: lab test check notebooks slides binder-link
 
 lab: $(READY)
 	$(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS)
 
+# Every test, then where their time went (tools/test_times.py), pass or fail.
 test: $(TEST_READY)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest
-	@# Stored outputs must hold on any learner's CPU: again without AVX kernels.
-	ATEN_CPU_CAPABILITY=default $(BIN)/pytest notebooks
+	@rm -rf $(TIMES)
+	@# Stored outputs must hold on any learner's CPU: the notebooks again without AVX kernels.
+	$(BIN)/pytest $(call xdist,loadfile) --junitxml=$(TIMES)/1-all.xml \
+	  && ATEN_CPU_CAPABILITY=default $(BIN)/pytest notebooks $(call xdist,loadfile) \
+	    --junitxml=$(TIMES)/2-any-cpu.xml; \
+	status=$$?; $(BIN)/python -m tools.test_times $(TIMES); exit $$status
+
+# The quick loop while changing lessons_lib or a notebook: lint, the tests and nbval once.
+check: $(TEST_READY)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/pytest $(call xdist,loadfile) $(QUICK_SKIP)
 
 # Re-run every notebook in a fresh kernel and store it normalised (see tools/notebooks.py).
 notebooks: $(TEST_READY)

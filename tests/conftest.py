@@ -1,7 +1,31 @@
 """Shared test settings."""
 
+import pytest
 from hypothesis import settings
+
+UI = "tests/ui/"
 
 # The first call into torch is slow; a per-example deadline would only add flakiness.
 settings.register_profile("course", deadline=None, max_examples=60)
 settings.load_profile("course")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`make test`'s workers (pytest-xdist's --dist loadfile), with the browser tests as one.
+
+    Each file stays on one worker: a notebook's cells share one kernel, and a module's
+    fixture (a lab, Binder's environment) is built once. The browser tests all go to one
+    worker: they share one Chromium and its build/ui/ folder, and a second lab and browser
+    at once would only slow both. (--dist loadgroup cannot do this: pytest-xdist 3.8 sets
+    a group by renaming each test, which pytest 9 no longer lets it do.)
+    """
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class BrowserTestsTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "tests/ui" if nodeid.startswith(UI) else super()._split_scope(nodeid)
+
+    return BrowserTestsTogether(config, log)
