@@ -211,8 +211,10 @@ class Refusal:
 def refusal(value: object, words: Refusal, wants_class: bool) -> Case | None:
     """The first case when `value` is not what the check wants; None when it is.
 
-    A check that wants the learner's Function accepts `Cube` and `Cube.apply` alike; a check
-    that wants a plain function refuses a Function in either form, and anything not callable.
+    `wants_class=True`: the check wants the learner's Function (check_cube(Cube)), and
+    accepts `Cube` and `Cube.apply` alike. `wants_class=False`: it wants a plain function
+    (check_cube_grad(cube_grad)), and refuses a Function in either form, and anything not
+    callable.
     """
     if wants_class:
         if as_function(value) is not None:
@@ -240,6 +242,9 @@ def what_was_passed(value: object) -> str:
 
 def learners_name(value: object, fallback: str = "") -> str:
     """The name a learner gave what they passed, or its type's name (or `fallback`)."""
+    function = as_function(value)
+    if function is not None and function is not value:  # Cube.apply: "apply" says nothing
+        return f"{function.__name__}.apply"
     name = getattr(value, "__name__", None)
     if isinstance(name, str) and (name.isidentifier() or not fallback):
         return name

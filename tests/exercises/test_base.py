@@ -140,3 +140,11 @@ def test_refusal_follows_the_one_policy(passed, wants_class, says):
         assert case is None
     else:
         assert not case.passed and says in case.got and case.fix == "Pass it."
+
+
+def test_a_refused_apply_is_named_as_the_functions_apply():
+    from lessons_lib import Cube
+    from lessons_lib.exercises.base import learners_name
+
+    assert learners_name(Cube.apply) == "Cube.apply"
+    assert learners_name(Cube) == "Cube"

@@ -6,6 +6,7 @@ import inspect
 
 from lessons_lib.exercises.backward_pass.answers import cube_grad
 from lessons_lib.exercises.base import Hint, Refusal
+from lessons_lib.running import as_function
 from lessons_lib.sections import read_more
 
 # Where each problem is taught (sections.TAUGHT's keys).
@@ -176,5 +177,10 @@ REFUSAL = Refusal(
     "cube_grad is a function",
     "a function, such as your cube_grad",
     "check_cube_grad({})",
-    "Pass the function itself, without calling it: check_cube_grad(cube_grad).",
+    lambda value: (
+        "cube_grad is the function you wrote that calls your Cube; pass it, not the Cube: "
+        "check_cube_grad(cube_grad)."
+        if as_function(value) is not None
+        else "Pass the function itself, without calling it: check_cube_grad(cube_grad)."
+    ),
 )

@@ -296,3 +296,12 @@ def test_the_html_view_shows_the_first_problem_escaped():
     assert (
         "Read more:</i> Lesson 1 developer track" in check_cube_grad(learner(FORMULA))._repr_html_()
     )
+
+
+def test_a_cube_passed_for_cube_grad_is_told_to_pass_the_function_that_calls_it():
+    from lessons_lib import Cube
+
+    for passed in (Cube, Cube.apply):
+        first = check_cube_grad(passed).first_failure
+        assert "pass it, not the Cube" in first.fix and "without calling it" not in first.fix
+    assert "without calling it" in check_cube_grad(3).first_failure.fix
