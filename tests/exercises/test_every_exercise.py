@@ -105,3 +105,11 @@ def test_only_the_clamp01_exercise_loads_hypothesis():
         "from lessons_lib import check_edge_test; assert 'hypothesis' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
+def test_every_check_the_package_exports_is_in_the_leak_table():
+    """A new exercise joins LEAKY (and the policy tests above) or this fails."""
+    import lessons_lib.exercises
+
+    exported = {name for name in lessons_lib.exercises.__all__ if name.startswith("check_")}
+    assert exported == set(LEAKY)
