@@ -15,7 +15,8 @@ import torch
 
 from lessons_lib.exercises import straight_through_words as words
 from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refusal
-from lessons_lib.running import Run, a_or_an, as_function, plain, run_function
+from lessons_lib.exercises.one_gradient import one_gradient_case
+from lessons_lib.running import Run, as_function, plain, run_function
 
 # Uneven on purpose: a backward that ignores grad_out cannot match it by luck.
 _ROUND_X = (0.4, 1.6, 2.5, -1.2)  # 2.5 tells torch.round (to 2, the even one) from rounding up
@@ -48,7 +49,7 @@ def _straight_through_cases(fn: type) -> list[Case]:
             Case(words.GIVES_ONE, False, got=untested),
             Case(words.PASSES_ON, False, got=untested),
         ]
-    shape_case = _round_backward_shape_case(run, x)
+    shape_case = one_gradient_case(run, x, words.ONE_GRADIENT_WORDS)
     if not shape_case.passed:
         untested = words.NOT_YET
         cases = [forward_case, shape_case, Case(words.PASSES_ON, False, got=untested)]
@@ -154,43 +155,6 @@ def _round_forward_case(run: Run, x: torch.Tensor) -> Case:
     else:
         fix = words.ROUNDS_OTHERWISE + write + "."
     return Case(name, False, expected, plain(got), fix)
-
-
-def _round_backward_shape_case(run: Run, x: torch.Tensor) -> Case:
-    """backward ran and gave back exactly one tensor, shaped like x."""
-    name = words.GIVES_ONE
-    expected = f"one tensor with {x.numel()} numbers, one per number that went into forward"
-    if run.failure is not None:
-        got = f"backward stopped with an error: {run.failure.kind}: {run.failure.message}"
-        fix = words.BACKWARD_ERROR
-        return Case(name, False, expected, got, fix)
-    grads = run.grads
-    if len(grads) != 1:
-        fix = (
-            f"backward gave back {len(grads)} things, but forward takes one input (x), so "
-            "backward gives back exactly one thing."
-        )
-        return Case(name, False, expected, plain(grads), fix)
-    (grad,) = grads
-    if grad is Ellipsis:
-        fix = words.PLACEHOLDER
-        return Case(name, False, expected, "... (the placeholder)", fix)
-    if grad is None:
-        fix = words.GAVE_NONE
-        return Case(name, False, expected, "None", fix)
-    if not isinstance(grad, torch.Tensor):
-        fix = (
-            f"backward gave back {a_or_an(type(grad).__name__)}, but it must give back a tensor with "
-            "one number per input number, like the one that arrived."
-        )
-        return Case(name, False, expected, plain(grad), fix)
-    if grad.shape != x.shape:
-        fix = (
-            f"backward gave back {grad.numel()} number(s) for {x.numel()} inputs. Pass grad_out "
-            "back whole, as it arrived."
-        )
-        return Case(name, False, expected, plain(grad), fix)
-    return Case(name, True)
 
 
 def _round_backward_value_case(grad: torch.Tensor, x: torch.Tensor, grad_out: torch.Tensor) -> Case:

@@ -2,6 +2,7 @@
 in words a beginner on lesson 1 knows."""
 
 from lessons_lib.exercises.base import Hint, Refusal
+from lessons_lib.exercises.one_gradient import OneGradientWords
 
 HINT_CALL = "check_straight_through(MyRound, hint={})"
 HINTS = (
@@ -85,4 +86,18 @@ OTHER_VALUES = "{arrived}; backward should give back exactly that."
 MYROUND_NEEDS_NO_X = (
     " (Cube saved x on the notepad in forward; MyRound needs no x: the white lie "
     "passes grad_out back unchanged)"
+)
+
+
+ONE_GRADIENT_WORDS = OneGradientWords(
+    GIVES_ONE,
+    lambda message: BACKWARD_ERROR,
+    count="backward gave back {count} things, but forward takes one input (x), so backward "
+    "gives back exactly one thing.",
+    none=GAVE_NONE,
+    kind="backward gave back {kind}, but it must give back a tensor with one number per input "
+    "number, like the one that arrived.",
+    size="backward gave back {got} number(s) for {want} inputs. Pass grad_out back whole, as "
+    "it arrived.",
+    placeholder=PLACEHOLDER,
 )

@@ -14,11 +14,13 @@ from lessons_lib.exercises.backward_pass.cube_words import (
     MULTIPLIES,
     NOT_YET,
     ONE_GRADIENT,
+    ONE_GRADIENT_WORDS,
     READ_BEGINNER,
     REFUSAL,
 )
 from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refusal
-from lessons_lib.running import Run, a_or_an, as_function, plain, run_function
+from lessons_lib.exercises.one_gradient import one_gradient_case
+from lessons_lib.running import Run, as_function, plain, run_function
 
 # The upstream gradient starts with 10, the later step of the notebook's demonstration;
 # uneven on purpose, so that a backward that drops grad_out cannot match it by luck.
@@ -48,7 +50,7 @@ def _cube_cases(fn: type) -> list[Case]:
     later = NOT_YET
     if not cases[0].passed:
         return cases + [Case(n, False, got=later) for n in (ONE_GRADIENT, MULTIPLIES, DOCTOR)]
-    cases.append(_cube_one_gradient_case(run, x))
+    cases.append(one_gradient_case(run, x, ONE_GRADIENT_WORDS))
     if not cases[1].passed:
         return cases + [Case(n, False, got=later) for n in (MULTIPLIES, DOCTOR)]
     cases.append(_cube_multiplies_case(run.grads[0], x, grad_out))
@@ -72,56 +74,6 @@ def _cube_forward_case(run: Run, x: torch.Tensor) -> Case:
     if right_kind and got.is_floating_point() and torch.allclose(got.to(want.dtype), want):
         return Case(FORWARD, True)
     return Case(FORWARD, False, expected, plain(got), "forward changed. " + keep)
-
-
-def _cube_one_gradient_case(run: Run, x: torch.Tensor) -> Case:
-    expected = f"one tensor with {x.numel()} numbers, one per number that went into forward"
-    if run.failure is not None:
-        got = f"backward stopped with an error: {run.failure.kind}: {run.failure.message}"
-        return Case(ONE_GRADIENT, False, expected, got, _backward_error_fix(run.failure.message))
-    grads = run.grads
-    if len(grads) != 1:
-        fix = (
-            f"backward gave back {len(grads)} things, but forward takes one input (x), so "
-            "backward gives back exactly one: the gradient for x."
-        )
-        return Case(ONE_GRADIENT, False, expected, plain(grads), fix)
-    (grad,) = grads
-    if grad is None:
-        fix = (
-            "backward gave back nothing (None), so no gradient reaches the steps before Cube. "
-            "Did the word return go missing from its last line?"
-        )
-        return Case(ONE_GRADIENT, False, expected, "None", fix)
-    if not isinstance(grad, torch.Tensor):
-        fix = (
-            f"backward gave back {a_or_an(type(grad).__name__)}, but it must give back a "
-            "tensor with one number per number of x, computed from grad_out and x."
-        )
-        return Case(ONE_GRADIENT, False, expected, plain(grad), fix)
-    if grad.shape != x.shape:
-        fix = (
-            f"backward gave back {grad.numel()} number(s) for {x.numel()} numbers of x. Keep "
-            "one number per number of x: no .sum() and no picking out single numbers."
-        )
-        return Case(ONE_GRADIENT, False, expected, plain(grad), fix)
-    return Case(ONE_GRADIENT, True)
-
-
-def _backward_error_fix(message: str) -> str:
-    """A fix for the errors a beginner's one-line backward raises."""
-    if "is not defined" in message:
-        return (
-            "backward uses a name that does not exist there. Inside backward, the upstream "
-            "gradient is called grad_out (its second argument) and x comes from the line "
-            "(x,) = ctx.saved_tensors."
-        )
-    if "tuple" in message:
-        return (
-            "ctx.saved_tensors holds a group (a tuple) of saved tensors, even when there is "
-            "one. Keep the starter's line (x,) = ctx.saved_tensors, which takes x out of it."
-        )
-    return "Read the error, then fix backward. Only its last line needs to change."
 
 
 def _cube_multiplies_case(grad: torch.Tensor, x: torch.Tensor, grad_out: torch.Tensor) -> Case:

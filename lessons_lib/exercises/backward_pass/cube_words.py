@@ -3,6 +3,7 @@ for what the doctor finds and its hint ladder, all in the beginner track's words
 """
 
 from lessons_lib.exercises.base import Hint, Refusal
+from lessons_lib.exercises.one_gradient import OneGradientWords
 from lessons_lib.sections import read_more
 
 CUBE_HINT_CALL = "check_cube(Cube, hint={})"
@@ -69,3 +70,33 @@ REFUSAL = Refusal(
     "Pass the name that comes after the word class, with nothing after it: check_cube(Cube).",
 )
 NOT_YET = "not checked yet: fix the problem above first"
+
+
+def backward_error_fix(message: str) -> str:
+    """A fix for the errors a beginner's one-line backward raises."""
+    if "is not defined" in message:
+        return (
+            "backward uses a name that does not exist there. Inside backward, the upstream "
+            "gradient is called grad_out (its second argument) and x comes from the line "
+            "(x,) = ctx.saved_tensors."
+        )
+    if "tuple" in message:
+        return (
+            "ctx.saved_tensors holds a group (a tuple) of saved tensors, even when there is "
+            "one. Keep the starter's line (x,) = ctx.saved_tensors, which takes x out of it."
+        )
+    return "Read the error, then fix backward. Only its last line needs to change."
+
+
+ONE_GRADIENT_WORDS = OneGradientWords(
+    ONE_GRADIENT,
+    backward_error_fix,
+    count="backward gave back {count} things, but forward takes one input (x), so backward "
+    "gives back exactly one: the gradient for x.",
+    none="backward gave back nothing (None), so no gradient reaches the steps before Cube. "
+    "Did the word return go missing from its last line?",
+    kind="backward gave back {kind}, but it must give back a tensor with one number per "
+    "number of x, computed from grad_out and x.",
+    size="backward gave back {got} number(s) for {want} numbers of x. Keep one number per "
+    "number of x: no .sum() and no picking out single numbers.",
+)
