@@ -140,25 +140,16 @@ def mutated_saved(change: SavedChange, sample: Sample, names: list[str]) -> Find
     if before.is_floating_point() and before.shape == after.shape:
         changed = ~close(after, before) | (after.isnan() != before.isnan())
         kind, index = change.role or ("", 0)
-        if kind == "input" and before.shape == sample.inputs[index].shape:
-            evidence = evidence_lines(
-                changed,
-                sample.inputs,
-                names,
-                before,
-                after,
-                at=index,
-                says="backward changed it to {got}",
-            )
-        elif kind == "output":
-            evidence = evidence_lines(
-                changed,
-                sample.inputs,
-                names,
-                before,
-                after,
-                output=index,
-                prefix="the output ",
-                says="was {expected}, backward changed it to {got}",
-            )
+        placed = {  # where the changed tensor came from, and how its lines read
+            "input": {"at": index, "says": "backward changed it to {got}"},
+            "output": {
+                "output": index,
+                "prefix": "the output ",
+                "says": "was {expected}, backward changed it to {got}",
+            },
+        }.get(kind)
+        if kind == "input" and before.shape != sample.inputs[index].shape:
+            placed = None
+        if placed is not None:
+            evidence = evidence_lines(changed, sample.inputs, names, before, after, **placed)
     return say.mutates_saved(change, names, evidence[:MAX_EVIDENCE])

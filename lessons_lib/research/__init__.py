@@ -9,68 +9,15 @@ gradcheck, torch's own ops, or autograd through an unrolled computation.
 - costs.py            what a Function costs, and what torch.compile makes of one
 """
 
-from lessons_lib.research.costs import (
-    Exp,
-    Passthrough,
-    compiled_ops,
-)
-from lessons_lib.research.foreign_compute import (
-    CubeInC,
-    NumpyConvolve,
-    c_cube,
-    cube_in_c,
-    numpy_convolve,
-    numpy_convolve_no_backward,
-    numpy_correlate,
-)
-from lessons_lib.research.machinery import (
-    CubeDetachedBackward,
-    CubeOnceDifferentiable,
-    HardGate,
-    Linear,
-    Sort,
-    vjp_error,
-)
-from lessons_lib.research.reasons import (
-    FixedPointTanh,
-    Heaviside,
-    StableSoftplus,
-    TanhStackRecompute,
-    TanhStackSaved,
-    contraction_factors,
-    fixed_point_unrolled,
-    solve_fixed_point,
-    tanh_blocks,
-    tanh_stack,
-    train_spiking_layer,
-)
+from lessons_lib.research import costs, foreign_compute, machinery, reasons
+from lessons_lib.research.costs import *  # noqa: F403 (each module's __all__)
+from lessons_lib.research.foreign_compute import *  # noqa: F403 (each module's __all__)
+from lessons_lib.research.machinery import *  # noqa: F403 (each module's __all__)
+from lessons_lib.research.reasons import *  # noqa: F403 (each module's __all__)
 
 __all__ = [
-    "CubeDetachedBackward",
-    "CubeInC",
-    "CubeOnceDifferentiable",
-    "Exp",
-    "FixedPointTanh",
-    "HardGate",
-    "Heaviside",
-    "Linear",
-    "NumpyConvolve",
-    "Passthrough",
-    "Sort",
-    "StableSoftplus",
-    "TanhStackRecompute",
-    "TanhStackSaved",
-    "c_cube",
-    "compiled_ops",
-    "contraction_factors",
-    "cube_in_c",
-    "fixed_point_unrolled",
-    "numpy_convolve",
-    "numpy_convolve_no_backward",
-    "numpy_correlate",
-    "solve_fixed_point",
-    "tanh_blocks",
-    "tanh_stack",
-    "train_spiking_layer",
-    "vjp_error",
+    *machinery.__all__,
+    *foreign_compute.__all__,
+    *reasons.__all__,
+    *costs.__all__,
 ]

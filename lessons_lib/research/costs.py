@@ -6,6 +6,12 @@ import torch
 import torch.utils.checkpoint
 from torch.autograd import Function
 
+__all__ = [
+    "Exp",
+    "Passthrough",
+    "compiled_ops",
+]
+
 # --- cost framing ------------------------------------------------------------------------
 
 

@@ -14,6 +14,16 @@ import torch.utils.checkpoint
 from torch.autograd import Function
 from torch.autograd.function import once_differentiable
 
+__all__ = [
+    "CubeInC",
+    "NumpyConvolve",
+    "c_cube",
+    "cube_in_c",
+    "numpy_convolve",
+    "numpy_convolve_no_backward",
+    "numpy_correlate",
+]
+
 # --- reason 1: foreign compute -------------------------------------------------------
 
 

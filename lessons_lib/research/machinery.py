@@ -9,6 +9,15 @@ import torch.utils.checkpoint
 from torch.autograd import Function
 from torch.autograd.function import once_differentiable
 
+__all__ = [
+    "CubeDetachedBackward",
+    "CubeOnceDifferentiable",
+    "HardGate",
+    "Linear",
+    "Sort",
+    "vjp_error",
+]
+
 # --- the machinery -----------------------------------------------------------------
 
 

@@ -9,6 +9,20 @@ import torch.utils.checkpoint
 from torch.autograd import Function
 from torch.autograd.function import once_differentiable
 
+__all__ = [
+    "FixedPointTanh",
+    "Heaviside",
+    "StableSoftplus",
+    "TanhStackRecompute",
+    "TanhStackSaved",
+    "contraction_factors",
+    "fixed_point_unrolled",
+    "solve_fixed_point",
+    "tanh_blocks",
+    "tanh_stack",
+    "train_spiking_layer",
+]
+
 # --- reason 2: surrogate gradients -----------------------------------------------------
 
 
