@@ -5,6 +5,7 @@ the course content learners read stays namespaced (`from lessons_lib import rese
 The package's map is in README.md ("What is where").
 """
 
+from lessons_lib import exercises
 from lessons_lib.functions import (
     Clamp,
     Clamp01,
@@ -23,19 +24,7 @@ from lessons_lib.lazy import lazy_names
 _LAZY = {
     "lessons_lib.doctor": ["Report", "check_function"],
     "lessons_lib.explorers": ["explore", "explore_steps", "measure_steps"],
-    "lessons_lib.exercises": [
-        "check_cube",
-        "check_cube_grad",
-        "check_edge_test",
-        "check_my_checks",
-        "check_nudge",
-        "check_straight_through",
-        "cube_grad",
-        "edge_test",
-        "grad_outs_gradcheck_sends",
-        "reference_checks",
-        "run_my_checks",
-    ],
+    "lessons_lib.exercises": exercises.__all__,  # light: each check loads on first use
     "lessons_lib.display": ["PALETTE", "show_section", "show_source"],
     "lessons_lib.watch": ["watching"],
 }
