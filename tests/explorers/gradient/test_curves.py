@@ -31,46 +31,14 @@ class OnlyPositive(torch.autograd.Function):
         return grad_out
 
 
-class BackwardRaises(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        raise RuntimeError("forgot to save x\nmore detail")
+def _raise_forgot(ctx, grad_out):
+    raise RuntimeError("forgot to save x\nmore detail")
 
 
-class Log(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return torch.log(x)
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return grad_out / x
-
-
-class TooFewGradients(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, k):
-        return x * k
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        return grad_out
-
-
-class Sums(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x.sum()
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        return grad_out
+BackwardRaises = function("BackwardRaises", lambda ctx, x: x * 2, _raise_forgot)
+Log = function("Log", save_and(torch.log), lambda ctx, g: g / saved(ctx))
+TooFewGradients = function("TooFewGradients", lambda ctx, x, k: x * k, lambda ctx, g: g)
+Sums = function("Sums", lambda ctx, x: x.sum(), lambda ctx, g: g)
 
 
 class Mul(torch.autograd.Function):
