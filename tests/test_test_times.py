@@ -65,7 +65,7 @@ def test_the_table_stays_within_twenty_lines_however_many_groups(tmp_path):
     junit(tmp_path / "all.xml", cases, wall=100.0)
     lines = table([("all", *read_run(tmp_path / "all.xml"))])
     assert len(lines) <= 20
-    assert lines[GROUP_LINES + 1].endswith(f"{30 - GROUP_LINES} more")
+    assert lines[GROUP_LINES + 1].endswith(f"{30 - GROUP_LINES} more groups")
     seconds = [float(line.split()[0]) for line in lines[1 : GROUP_LINES + 2]]
     assert sum(seconds) == pytest.approx(sum(cases.values()), abs=0.5)
     slowest = [float(line.split()[0]) for line in lines[-SLOWEST:]]

@@ -72,8 +72,9 @@ def table(runs: list[tuple[str, float, list[Timed]]]) -> list[str]:
     seconds: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
     for test in tests:
-        seconds[label(test, group_of(test.file))] += test.seconds
-        counts[label(test, group_of(test.file))] += 1
+        group = label(test, group_of(test.file))
+        seconds[group] += test.seconds
+        counts[group] += 1
     total = sum(seconds.values())
     wall = sum(run_wall for _, run_wall, _ in runs)
     lines = [
@@ -85,7 +86,11 @@ def table(runs: list[tuple[str, float, list[Timed]]]) -> list[str]:
     rows = [(seconds[g], counts[g], g) for g in shown]
     if rest:
         rows.append(
-            (sum(seconds[g] for g in rest), sum(counts[g] for g in rest), f"{len(rest)} more")
+            (
+                sum(seconds[g] for g in rest),
+                sum(counts[g] for g in rest),
+                f"{len(rest)} more groups",
+            )
         )
     share = total or 1.0
     lines += [f"{s:8.1f} s {100 * s / share:4.0f}% {n:5d} tests  {g}" for s, n, g in rows]
