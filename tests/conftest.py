@@ -29,3 +29,22 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
             return "tests/ui" if nodeid.startswith(UI) else super()._split_scope(nodeid)
 
     return BrowserTestsTogether(config, log)
+
+
+UI_TIMING = "notebook in the browser"  # as tests/ui/conftest.py notes it on a report
+_ui_timings: list[tuple[str, float, list[float]]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Gather the browser tests' notebook timings, in whichever process ran them."""
+    if report.when == "call":
+        _ui_timings.extend(value for key, value in report.user_properties if key == UI_TIMING)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not _ui_timings:
+        return
+    terminalreporter.section("notebooks in the browser")
+    for name, seconds, latencies in _ui_timings:
+        moves = ", ".join(f"{1000 * s:.0f} ms" for s in latencies) or "no explorer"
+        terminalreporter.write_line(f"{name}: ran in {seconds:.1f} s; slider to picture: {moves}")

@@ -28,7 +28,7 @@ import sys, time
 print("start", flush=True)
 time.sleep(0.5)
 data = b"x" * (300 << 20)
-time.sleep(1.5)
+time.sleep(3)  # long enough for a sampler starved on a busy machine
 del data
 print("done", flush=True)
 time.sleep(60)

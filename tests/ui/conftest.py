@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import UI_TIMING
 from tests.lab_server import ROOT
 from tests.ui.page_errors import PAGE_ERRORS, WatchedBrowser, failure
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ENABLE = "browser tests skipped: install Debian's chromium (apt-get install chromium) to run them"
-TIMINGS: dict[str, tuple[float, list[float]]] = {}
 
 
 @pytest.fixture(scope="session")
@@ -63,14 +63,13 @@ def no_page_errors_at_teardown():
 
 
 @pytest.fixture
-def ui_timings():
-    return TIMINGS
+def ui_timings(request):
+    """Where a test notes a notebook's time in the browser: its report carries the note to
+    the main process (pytest-xdist runs the test in a worker), which prints them at the end
+    (tests/conftest.py)."""
 
+    class Note(dict):
+        def __setitem__(self, name: str, timing: tuple[float, list[float]]) -> None:
+            request.node.user_properties.append((UI_TIMING, (name, *timing)))
 
-def pytest_terminal_summary(terminalreporter):
-    if not TIMINGS:
-        return
-    terminalreporter.section("notebooks in the browser")
-    for name, (seconds, latencies) in TIMINGS.items():
-        moves = ", ".join(f"{1000 * s:.0f} ms" for s in latencies) or "no explorer"
-        terminalreporter.write_line(f"{name}: ran in {seconds:.1f} s; slider to picture: {moves}")
+    return Note()
