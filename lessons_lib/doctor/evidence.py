@@ -11,7 +11,7 @@ from lessons_lib.doctor.samples import Sample, upstream_gradient
 from lessons_lib.running import SCALE, EngineRun, SavedChange, as_tuple, differentiable
 
 if TYPE_CHECKING:  # the examination passes itself in; importing it here would be circular
-    from lessons_lib.doctor.examination import Examination
+    from lessons_lib.doctor.record import Record
 
 MAX_EVIDENCE = 3
 
@@ -87,7 +87,7 @@ def grad_out_quotes(ref_output) -> tuple[tuple[str, torch.Tensor], ...]:
 
 
 def scaled_evidence(
-    exam: "Examination", run: EngineRun, i: int, sample: Sample, ref_output, domain
+    exam: "Record", run: EngineRun, i: int, sample: Sample, ref_output, domain
 ) -> tuple:
     """One line from the second run, where grad_out was doubled and negated.
 

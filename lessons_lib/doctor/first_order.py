@@ -29,7 +29,7 @@ from lessons_lib.doctor.samples import Sample, transposable, upstream_gradient
 from lessons_lib.running import EngineRun, differentiable, ones_upstream
 
 if TYPE_CHECKING:  # the examination passes itself in; importing it here would be circular
-    from lessons_lib.doctor.examination import Examination
+    from lessons_lib.doctor.record import Record
 
 # Mistakes in the first derivative: double backward is only worth checking without them.
 FIRST_ORDER = (
@@ -45,7 +45,7 @@ FIRST_ORDER = (
 )
 
 
-def compare_forward(exam: "Examination", got: tuple, want: tuple, sample: Sample) -> bool:
+def compare_forward(exam: "Record", got: tuple, want: tuple, sample: Sample) -> bool:
     """Add a `forward` finding if outputs differ; False when they cannot even be paired."""
     if len(got) != len(want):
         exam.add(
@@ -94,7 +94,7 @@ def refusal(run: EngineRun, inputs: tuple, names: list[str]) -> Finding:
     return say.error("backward", "RuntimeError", f"autograd refused its result: {run.refused}")
 
 
-def compare_dtypes_and_shapes(exam: "Examination", run: EngineRun, inputs: tuple) -> None:
+def compare_dtypes_and_shapes(exam: "Record", run: EngineRun, inputs: tuple) -> None:
     """grad-dtype from what backward returned; a note where the engine summed a broadcast."""
     changes = []
     for name, got, x in zip(exam.names, run.raw, inputs, strict=False):
@@ -113,7 +113,7 @@ def compare_dtypes_and_shapes(exam: "Examination", run: EngineRun, inputs: tuple
 
 
 def compare_gradients(
-    exam: "Examination", run: EngineRun, expected: tuple, ref_output, sample: Sample
+    exam: "Record", run: EngineRun, expected: tuple, ref_output, sample: Sample
 ) -> dict:
     """Compare the engine's gradients with the intended ones; return the accepted kinks."""
     kinks = {}
@@ -162,7 +162,7 @@ def compare_gradients(
 
 
 def non_finite_gradient(
-    exam: "Examination", blown, got, want, i: int, sample: Sample, output
+    exam: "Record", blown, got, want, i: int, sample: Sample, output
 ) -> Finding:
     """NaN or inf in the gradient: the input, output and grad_out there, and what made it."""
     quotes = (("output", output), ("grad_out", single_upstream(output)))
@@ -173,7 +173,7 @@ def non_finite_gradient(
 
 
 def misused_grad_out(
-    exam: "Examination", run: EngineRun, i: int, got, wrong, sample: Sample, ref_output
+    exam: "Record", run: EngineRun, i: int, got, wrong, sample: Sample, ref_output
 ):
     """How a gradient that scales with grad_out, yet is wrong, misuses grad_out.
 
@@ -246,7 +246,7 @@ def _near(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-6 * max(1.0, abs(b))
 
 
-def compare_layouts(exam: "Examination", run: EngineRun, sample: Sample) -> None:
+def compare_layouts(exam: "Record", run: EngineRun, sample: Sample) -> None:
     """Backward again with a non-contiguous grad_out of the same values: same answer?"""
     if run.rearranged is None and run.rearranged_failure is None:
         return
@@ -285,7 +285,7 @@ def compare_layouts(exam: "Examination", run: EngineRun, sample: Sample) -> None
         exam.layout_checked = True
 
 
-def check_undefined(exam: "Examination", run: EngineRun) -> None:
+def check_undefined(exam: "Record", run: EngineRun) -> None:
     """backward with undefined grad_outs, as gradcheck's check_undefined_grad sends them."""
     several = len(run.tracked) > 1
     for case in run.undefined:

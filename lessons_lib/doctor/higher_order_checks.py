@@ -28,7 +28,7 @@ from lessons_lib.doctor.higher_order import (
 from lessons_lib.doctor.samples import Sample, random_directions, upstream_gradient
 
 if TYPE_CHECKING:  # the examination passes itself in; importing it here would be circular
-    from lessons_lib.doctor.examination import Examination
+    from lessons_lib.doctor.record import Record
 
 ONCE_DIFFERENTIABLE = (
     "PyTorch then raises when a second derivative needs this backward with a grad_out that "
@@ -37,7 +37,7 @@ ONCE_DIFFERENTIABLE = (
 )
 
 
-def check_double_backward(exam: "Examination", sample: Sample, ref_output, kinks: dict) -> None:
+def check_double_backward(exam: "Record", sample: Sample, ref_output, kinks: dict) -> None:
     """Differentiate backward along a random direction; compare with the reference's."""
     if is_once_differentiable(exam.fn):
         exam.note(f"Double backward was not checked: {REFUSED}. {ONCE_DIFFERENTIABLE}")
@@ -101,7 +101,7 @@ def check_double_backward(exam: "Examination", sample: Sample, ref_output, kinks
     exam.double_checked = True
 
 
-def check_jvp(exam: "Examination", sample: Sample, ref_output, kinks: dict) -> None:
+def check_jvp(exam: "Record", sample: Sample, ref_output, kinks: dict) -> None:
     """Push a random tangent through the Function's jvp; compare with the reference's."""
     if not defines_jvp(exam.fn):
         return
@@ -151,7 +151,7 @@ def check_jvp(exam: "Examination", sample: Sample, ref_output, kinks: dict) -> N
 
 
 def _jvp_off_kinks(
-    exam: "Examination", sample, ref_output, i, kinks, got, want, tangent
+    exam: "Record", sample, ref_output, i, kinks, got, want, tangent
 ) -> torch.Tensor:
     """At a kink, jvp may push any slope between the one-sided ones: flag only the others."""
     wrong = torch.zeros_like(kinks)
