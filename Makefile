@@ -84,3 +84,21 @@ slides: $(READY)
 		dir=build/slides/$$(dirname $${nb#notebooks/}); \
 		$(BIN)/jupyter nbconvert --log-level=WARN --to slides --output-dir $$dir $$nb || exit 1; \
 	done
+
+# A class on JupyterHub on this machine, as root (hub/, tools/class_hub.py): each learner
+# signs in and gets their own JupyterLab, as their own Unix user, at the course. Prints the
+# teacher's and the learners' links. `make class PORT=8010`, `make class DEMO=1` without
+# root (every learner runs as you: a demo, never a class), CLASS_ARGS for the rest
+# (`python -m tools.class_hub --help`).
+PORT ?= 8000
+CLASS_ARGS ?=
+CHP := hub/node_modules/.package-lock.json
+
+.PHONY: class
+class: $(CHP)
+	$(PYTHON) -m tools.class_hub --port $(PORT) $(if $(DEMO),--demo) $(CLASS_ARGS)
+
+# configurable-http-proxy, JupyterHub's proxy, pinned in hub/package-lock.json.
+$(CHP): hub/package.json hub/package-lock.json
+	@command -v npm >/dev/null || { echo "configurable-http-proxy needs Node.js and npm: apt-get install nodejs npm"; exit 1; }
+	cd hub && npm ci --no-audit --no-fund --loglevel=error

@@ -1,0 +1,84 @@
+"""A class of three on the real hub (`make class`'s), on loopback: benchmarks/class_load.py.
+
+Three learners sign in at once; each server spawns as its own Unix user, pulls the course
+with nbgitpuller and runs lesson 1's beginner notebook through its own kernel. Every
+learner is refused the next one's server (through the hub, by session and by token) and
+home (PermissionError in a kernel); a kernel holds no hub token, and the server's own,
+read from /proc, is refused for the hub's user list and for another's server. The teacher
+opens a learner's server; one learner, in Chromium, follows the learners' link to the
+course map and moves an explorer's slider; the idle culler stops an idle server and the
+learner's file and edit survive a new sign-in. Everything started is stopped, and the
+run's Unix users removed.
+"""
+
+import os
+import pwd
+import shutil
+from pathlib import Path
+
+import pytest
+
+NEEDS = [
+    (os.geteuid() == 0, "the class test creates Unix users: run it as root"),
+    (Path("/usr/bin/python3.11").exists(), "the class's environment needs Debian's python3.11"),
+    (shutil.which("node") is not None, "configurable-http-proxy needs Node.js"),
+    (Path(os.environ.get("CHROMIUM", "/usr/bin/chromium")).exists(), "needs Debian's chromium"),
+]
+MISSING = [why for ok, why in NEEDS if not ok]
+
+
+@pytest.fixture(scope="module")
+def outcome():
+    if MISSING:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the class test: {MISSING[0]}")
+        pytest.skip(f"class test skipped: {MISSING[0]}")
+    from benchmarks.class_load import class_load
+    from tools.class_hub import HUB, PROXY
+
+    if not PROXY.exists():  # what `make class` runs first
+        import subprocess
+
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=HUB,
+            check=True,
+            timeout=300,
+        )
+    return class_load(3, cull_timeout=20)
+
+
+def test_every_learner_spawns_pulls_and_finishes_lesson_one(outcome):
+    for learner in outcome.learners:
+        assert learner.error is None, learner.error
+    assert outcome.finished == 3
+    assert all(learner.peak > 0 for learner in outcome.learners)
+
+
+def test_every_attempt_on_another_learner_is_refused(outcome):
+    attempts = [(x.name, *r) for x in outcome.learners for r in x.refusals]
+    assert len(attempts) == 3 * 5
+    assert [a for a in attempts if not a[2]] == []
+    homes = {why for x in outcome.learners for what, _, why in x.refusals if "home" in what}
+    assert homes == {"PermissionError"}
+
+
+def test_a_kernel_holds_no_hub_token(outcome):
+    assert [x.kernel_env_tokens for x in outcome.learners] == [[], [], []]
+
+
+def test_the_teacher_opens_a_learners_server_and_a_slider_redraws_in_chromium(outcome):
+    assert outcome.teacher_opened
+    assert outcome.slider_ms is not None
+
+
+def test_an_idle_server_is_culled_and_the_learners_work_survives(outcome):
+    assert outcome.culled == (1, 1)
+    assert outcome.kept_after_cull
+
+
+def test_the_run_leaves_no_unix_user_and_no_process(outcome):
+    assert [u.pw_name for u in pwd.getpwall() if u.pw_name.startswith(outcome.user_prefix)] == []
+    hub, proxy = outcome.started
+    assert proxy is not None
+    assert not Path(f"/proc/{hub}").exists() and not Path(f"/proc/{proxy}").exists()

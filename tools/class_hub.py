@@ -1,0 +1,164 @@
+"""`make class`: JupyterHub for a class on this machine, on 127.0.0.1 (hub/jupyterhub_config.py).
+
+    python -m tools.class_hub [--port 8000] [--teacher teacher] [--cull-timeout 3600] ...
+
+Checks first, each failing with one line: root (learners are Unix users; else --demo), the
+port free, configurable-http-proxy installed (`npm ci --prefix hub`, which `make class`
+runs). Then it builds the class's environment (tools/class_env.py), publishes this
+checkout's HEAD for nbgitpuller as a bare repository learners can read, prints the teacher's
+and the learners' links, and becomes the hub (exec): stopping it stops the proxy, the
+culler and every learner's server.
+"""
+
+import argparse
+import os
+import secrets
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+from tools import class_env
+
+ROOT = class_env.ROOT
+HUB = ROOT / "hub"
+PROXY = HUB / "node_modules" / ".bin" / "configurable-http-proxy"
+BRANCH = "course"
+COURSE_MAP = "notebooks/00-start-here.ipynb"
+
+
+def port_taken(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def publish(prefix: Path) -> Path:
+    """This checkout's HEAD as branch `course` of PREFIX/course.git, readable by learners.
+
+    Learners' git refuses a repository another user owns ("dubious ownership") unless their
+    system config says it is safe: PREFIX/gitconfig, which their servers read
+    (GIT_CONFIG_SYSTEM).
+    """
+    repo = prefix / "course.git"
+    if not (repo / "HEAD").exists():
+        subprocess.run(["git", "init", "--quiet", "--bare", repo], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            f"safe.directory={ROOT}",
+            "push",
+            "--quiet",
+            "--force",
+            repo,
+            f"HEAD:refs/heads/{BRANCH}",
+        ],
+        cwd=ROOT,
+        check=True,
+    )
+    subprocess.run(["git", "-C", repo, "symbolic-ref", "HEAD", f"refs/heads/{BRANCH}"], check=True)
+    subprocess.run(["chmod", "-R", "a+rX", repo], check=True)
+    (prefix / "gitconfig").write_text(f"[safe]\n\tdirectory = {repo}\n")
+    return repo
+
+
+def pull_path(repo: Path) -> str:
+    """The server-relative nbgitpuller path: pull the course, open the course map."""
+    query = {
+        "repo": f"file://{repo}",
+        "branch": BRANCH,
+        "targetpath": repo.stem,  # the folder in the learner's home: course/
+        "urlpath": f"lab/tree/{repo.stem}/{COURSE_MAP}",
+    }
+    return "git-pull?" + urlencode(query, quote_via=quote, safe="/")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ask = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ask.add_argument("--port", type=int, default=8000)
+    ask.add_argument("--prefix", type=Path, default=class_env.PREFIX)
+    ask.add_argument("--state", type=Path, help="the hub's database and secrets (PREFIX/state)")
+    ask.add_argument("--teacher", default="teacher")
+    ask.add_argument(
+        "--password", help="the learners' class password (8+ characters; else made up)"
+    )
+    ask.add_argument("--teacher-password", help="the teacher's (32+ characters; else made up)")
+    ask.add_argument("--auth", choices=("shared", "pam"), default="shared")
+    ask.add_argument("--cull-timeout", type=int, default=3600, help="seconds idle before culling")
+    ask.add_argument("--cull-every", type=int, default=300)
+    ask.add_argument("--activity-interval", type=int, default=60)
+    ask.add_argument("--mem-limit", default="2G")
+    ask.add_argument("--demo", action="store_true", help="not root: every learner runs as you")
+    args = ask.parse_args(argv)
+
+    demo = args.demo
+    if os.geteuid() != 0 and not demo:
+        sys.exit(
+            "make class needs root: each learner's server runs as their own Unix user, which "
+            "the hub creates. Run `sudo make class`, or `make class DEMO=1` for a single-user "
+            "demo (every learner runs as you; never for a class)."
+        )
+    if port_taken(args.port):
+        sys.exit(
+            f"port {args.port} on 127.0.0.1 is taken: choose another, e.g. make class PORT={args.port + 10}"
+        )
+    if not PROXY.exists():
+        sys.exit("configurable-http-proxy is missing: run `npm ci --prefix hub` (make class does)")
+    prefix = (
+        args.prefix
+        if not demo or os.access(args.prefix.parent, os.W_OK)
+        else ROOT / "build" / "class"
+    )
+    env = class_env.build(prefix)
+    repo = publish(prefix)
+    state = args.state or prefix / "state"
+    state.mkdir(parents=True, exist_ok=True, mode=0o700)
+    password = args.password or secrets.token_urlsafe(9)
+    teacher_password = args.teacher_password or secrets.token_urlsafe(32)
+    base = f"http://127.0.0.1:{args.port}"
+    settings = {
+        "CLASS_ENV": str(env),
+        "CLASS_STATE": str(state),
+        "CLASS_PORT": str(args.port),
+        "CLASS_HUB_PORT": str(free_port()),
+        "CLASS_PROXY_API_PORT": str(free_port()),
+        "CLASS_TEACHER": args.teacher,
+        "CLASS_PASSWORD": password,
+        "CLASS_TEACHER_PASSWORD": teacher_password,
+        "CLASS_AUTH": args.auth,
+        "CLASS_CULL_TIMEOUT": str(args.cull_timeout),
+        "CLASS_CULL_EVERY": str(args.cull_every),
+        "CLASS_ACTIVITY_INTERVAL": str(args.activity_interval),
+        "CLASS_MEM_LIMIT": args.mem_limit,
+        "CLASS_DEFAULT_URL": "/" + pull_path(repo),
+        "CLASS_DEMO": "1" if demo else "0",
+        "GIT_CONFIG_SYSTEM": str(prefix / "gitconfig"),  # learners' servers inherit it
+    }
+    if demo:
+        print(
+            "DEMO MODE: every learner's server runs as this one user, homes in /tmp. Never for a class."
+        )
+    print(
+        f"Teacher's link: {base}/hub/admin  (sign in as {args.teacher}, password {teacher_password})"
+    )
+    print(f"Learners' link: {base}/hub/user-redirect/{pull_path(repo)}")
+    print(f"Learners sign in with any name and the class password: {password}")
+    print("Stop the class with Ctrl-C: every learner's server stops; their files stay.", flush=True)
+    os.chdir(state)
+    hub = env / "bin" / "jupyterhub"
+    os.execve(hub, [str(hub), "-f", str(HUB / "jupyterhub_config.py")], {**os.environ, **settings})
+
+
+if __name__ == "__main__":
+    main()
