@@ -115,11 +115,9 @@ def main(argv: list[str] | None = None) -> None:
         )
     if not PROXY.exists():
         sys.exit("configurable-http-proxy is missing: run `npm ci --prefix hub` (make class does)")
-    prefix = (
-        args.prefix
-        if not demo or os.access(args.prefix.parent, os.W_OK)
-        else ROOT / "build" / "class"
-    )
+    prefix = args.prefix
+    if demo and not os.access(prefix.parent, os.W_OK):
+        prefix = Path.home() / ".lessons-class"  # no /srv for a demo without root
     env = class_env.build(prefix)
     repo = publish(prefix)
     state = args.state or prefix / "state"
