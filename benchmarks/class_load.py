@@ -1,13 +1,14 @@
 """A class on one machine under load: `make class`'s hub on loopback, N learners at once.
 
-    python -m benchmarks.class_load --learners 8 [--cull-timeout 45]
+    python -m benchmarks.class_load --learners 8 [--cull-timeout 45] [--notebook PATH]
 
 Starts the real hub (tools/class_hub.py, as `make class` does) on a free 127.0.0.1 port with
 a state folder of its own and a unique prefix for its Unix users, then:
 - N learners sign in at once (POST /hub/login); each server spawns as its own Unix user and
   pulls the course through nbgitpuller's API (from the local bare repository);
-- each runs lesson 1's beginner notebook top to bottom through its own kernel (REST +
-  websocket), while the Unix users' processes' memory is sampled from /proc;
+- each runs lesson 1's beginner notebook (--notebook for another) top to bottom through
+  its own kernel (REST + websocket), while its Unix user's processes' memory is sampled
+  from /proc (tools/lab_memory.py: pages held);
 - every learner tries the next one's server through the hub with its own session, and its
   kernel tries to list the next one's home and to use the server's own hub token (read
   from /proc, as a learner could) for the hub's user list and the next one's server: each
@@ -45,7 +46,7 @@ import websocket
 from tools import class_hub, lab_memory
 
 ROOT = class_hub.ROOT
-LESSON = "course/notebooks/01-custom-function/1-beginner.ipynb"
+LESSON = "01-custom-function/1-beginner.ipynb"  # in the course's notebooks/
 EDITED = "course/notebooks/00-start-here.ipynb"  # the learner's edit nbgitpuller must keep
 MIB = 1 << 20
 PASSWORD = "class-" + secrets.token_hex(6)
@@ -256,12 +257,13 @@ class Kernel:
         api(self.learner, "DELETE", f"{self.server}/api/sessions/{self.session['id']}")
 
 
-def run_lesson(hub: Hub, learner: Learner) -> None:
+def run_lesson(hub: Hub, learner: Learner, lesson: str = LESSON) -> None:
     """Lesson 1's beginner notebook, every code cell in order, in a fresh kernel."""
     server = f"{hub.base}/user/{learner.name}"
-    notebook = api(learner, "GET", f"{server}/api/contents/{quote(LESSON)}").json()["content"]
+    path = f"course/notebooks/{lesson}"
+    notebook = api(learner, "GET", f"{server}/api/contents/{quote(path)}").json()["content"]
     started = time.monotonic()
-    kernel = Kernel(hub, learner, LESSON)
+    kernel = Kernel(hub, learner, path)
     try:
         for cell in notebook["cells"]:
             if cell["cell_type"] == "code":
@@ -434,7 +436,9 @@ def server_running(hub: Hub, teacher: Learner, name: str) -> bool:
     return bool(reply.get("servers"))
 
 
-def class_load(learners: int, cull_timeout: int = 45, log: Path | None = None) -> Outcome:
+def class_load(
+    learners: int, cull_timeout: int = 45, log: Path | None = None, lesson: str = LESSON
+) -> Outcome:
     """The whole class, as the module's docstring says; everything stopped at the end."""
     prefix = f"cl{secrets.token_hex(3)}"
     log = log or ROOT / "build" / "class-load.log"
@@ -449,7 +453,7 @@ def class_load(learners: int, cull_timeout: int = 45, log: Path | None = None) -
         sampler = MemorySampler(hub, people)
         together(lambda x: (sign_in(hub, x), spawn_and_pull(hub, x, pull_path)), people)
         ready = [x for x in people if x.spawn_s is not None and not x.error]
-        together(lambda x: run_lesson(hub, x), ready)
+        together(lambda x: run_lesson(hub, x, lesson), ready)
         idle = ready[-1] if len(ready) > 1 else None
         # The idle learner writes its file and edits a course notebook, then does nothing.
         if idle:
@@ -533,7 +537,10 @@ if __name__ == "__main__":
     ask = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ask.add_argument("--learners", type=int, default=3)
     ask.add_argument("--cull-timeout", type=int, default=45, help="seconds idle before culling")
+    ask.add_argument(
+        "--notebook", default=LESSON, help="the notebook each learner runs, in notebooks/"
+    )
     args = ask.parse_args()
     if os.geteuid() != 0:
         sys.exit("the class load test creates Unix users: run it as root")
-    print(report(class_load(args.learners, args.cull_timeout)))
+    print(report(class_load(args.learners, args.cull_timeout, lesson=args.notebook)))
