@@ -16,8 +16,16 @@ a state folder of its own and a unique prefix for its Unix users, then:
 - a kernel's environment is searched for the hub's tokens;
 - the teacher (admin) opens the first learner's server; the first learner, in Chromium,
   moves an explorer's slider and sees the picture change;
+- the first learner edits a course notebook (one cell) and makes files of their own in
+  course/; a new course commit is published to the class's bare repository (from a
+  temporary clone, as a teacher would), changing the same notebook elsewhere and on the
+  very line the learner changed, another notebook, and adding a file where the learner has
+  one (the learner also deletes a course file); the learner follows the learners' link
+  again, and each of nbgitpuller's merging rules is checked (the branch is put back at the
+  end);
 - the last learner stays idle until the idle culler stops its server, signs in again, and
-  finds both their own file and their edit to a course notebook after the pull.
+  finds both their own file and their edit to a course notebook after the pull (across
+  that course update).
 Everything it started is stopped, and its Unix users removed, whatever happens.
 """
 
@@ -26,6 +34,7 @@ import contextlib
 import json
 import os
 import pwd
+import re
 import secrets
 import signal
 import statistics
@@ -48,6 +57,13 @@ from tools import class_hub, lab_memory
 ROOT = class_hub.ROOT
 LESSON = "01-custom-function/1-beginner.ipynb"  # in the course's notebooks/
 EDITED = "course/notebooks/00-start-here.ipynb"  # the learner's edit nbgitpuller must keep
+# The course update (a new commit on the class's course branch) also changes this notebook,
+# and adds this file where the learner has made one of their own; OWN is the learner's
+# other file in course/, which no course file touches.
+UPDATED = "course/notebooks/02-checking-gradients/1-beginner.ipynb"
+ADDED = "course/notebooks/notes.md"
+OWN = "course/notebooks/my-work.py"
+DELETED = "course/notebooks/teachers-guide.md"  # the learner deletes it; the pull restores it
 MIB = 1 << 20
 PASSWORD = "class-" + secrets.token_hex(6)
 TEACHER_PASSWORD = secrets.token_hex(16)
@@ -75,6 +91,8 @@ class Outcome:
     teacher_opened: bool
     slider_ms: float | None
     kept_after_cull: bool
+    update: "CourseUpdate | None"  # the re-pull across a new course commit
+    course_restored: bool  # the bare repository's branch is back where the run found it
     log: Path
     user_prefix: str  # every Unix user of the run starts with it (all removed at the end)
     started: list[int]  # the hub's and the proxy's pids (all stopped at the end)
@@ -189,7 +207,11 @@ def spawn_and_pull(hub: Hub, learner: Learner, pull_path: str) -> None:
     else:
         raise RuntimeError(f"{learner.name}'s server never became ready")
     learner.spawn_s = time.monotonic() - started
-    # nbgitpuller's page pulls through this event stream; read it to the end.
+    pull(hub, learner, pull_path)
+
+
+def pull(hub: Hub, learner: Learner, pull_path: str) -> None:
+    """nbgitpuller's page pulls through this event stream (git-pull/api): read it to the end."""
     pulled = api(
         learner,
         "GET",
@@ -382,6 +404,135 @@ def slider_in_chromium(hub: Hub, learner: Learner, pull_path: str) -> float | No
             browser.close()
 
 
+def git(*args: str | Path, cwd: Path | None = None) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def notebook_text(notebook: dict) -> str:
+    """A notebook as nbformat (so Jupyter's contents API) writes it; the course's are so."""
+    return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def sources(notebook: dict) -> list[str]:
+    """Each cell's source as one string (files hold lists of lines, the contents API strings)."""
+    return [c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+            for c in notebook["cells"]]  # fmt: skip
+
+
+def set_source(cell: dict, text: str) -> None:
+    cell["source"] = text.splitlines(keepends=True)  # as nbformat splits it
+
+
+def publish_update(repo: Path, tag: str) -> tuple[dict, dict, str]:
+    """A new course commit on branch `course` of repo, made in a temporary clone.
+
+    It changes EDITED's last cell and, on the very line a learner's edit touches, its first;
+    another notebook (UPDATED); and adds a file (ADDED). Returns the three new versions.
+    """
+    with tempfile.TemporaryDirectory(prefix="course-update-") as folder:
+        clone = Path(folder) / "course"
+        git("clone", "--quiet", "--branch", class_hub.BRANCH, repo, clone)
+        inside = lambda path: path.removeprefix("course/")  # noqa: E731
+        start = json.loads((clone / inside(EDITED)).read_text(encoding="utf-8"))
+        first, last = sources(start)[0], sources(start)[-1]
+        set_source(start["cells"][0], f"{first} (Reworded in {tag}.)")  # the learner's line
+        set_source(start["cells"][-1], f"{last}\n\nNew in {tag}: a change far from yours.")
+        other = json.loads((clone / inside(UPDATED)).read_text(encoding="utf-8"))
+        set_source(other["cells"][0], f"{sources(other)[0]}\n\nNew in {tag}.")
+        notes = f"The course's notes, {tag}.\n"
+        new = {EDITED: notebook_text(start), UPDATED: notebook_text(other), ADDED: notes}
+        for path, text in new.items():
+            (clone / inside(path)).write_text(text, encoding="utf-8")
+        git("add", *map(inside, new), cwd=clone)
+        git("-c", "user.name=class_load", "-c", "user.email=class-load@localhost", "commit",
+            "--quiet", "-m", f"A course update ({tag})", cwd=clone)  # fmt: skip
+        git("push", "--quiet", "origin", f"HEAD:refs/heads/{class_hub.BRANCH}", cwd=clone)
+    subprocess.run(["chmod", "-R", "a+rX", repo], check=True)  # learners read it
+    return start, other, notes
+
+
+@dataclass
+class CourseUpdate:
+    learner: str
+    seconds: float = 0.0  # the learner's edits, the new commit, the re-pull and the checks
+    checks: dict[str, bool] = field(default_factory=dict)
+    renamed: str | None = None  # where nbgitpuller put the learner's clashing file
+    error: str | None = None
+
+    @property
+    def kept(self) -> bool:
+        return self.error is None and bool(self.checks) and all(self.checks.values())
+
+
+def course_update(hub: Hub, learner: Learner, pull_path: str, repo: Path, tag: str) -> CourseUpdate:
+    """The learner edits, a new course commit is published, the learner follows the link again.
+
+    nbgitpuller's rules (docs/topic/automatic-merging.md; pull.py: `git merge -Xours`, local
+    untracked files renamed `name__YYYYmmddHHMMSS.ext` before a course file takes their
+    place): the course's changes arrive where the learner changed nothing; where both
+    changed the same lines, the learner's version is kept; files of their own stay; a
+    course file they deleted comes back.
+    """
+    update = CourseUpdate(learner.name)
+    started = time.monotonic()
+    server = f"{hub.base}/user/{learner.name}"
+    get = lambda path: api(learner, "GET", f"{server}/api/contents/{quote(path)}")  # noqa: E731
+
+    def put(path: str, content: dict | str) -> None:
+        kind = ("file", "text") if isinstance(content, str) else ("notebook", "json")
+        api(learner, "PUT", f"{server}/api/contents/{quote(path)}",
+            json={"type": kind[0], "format": kind[1], "content": content}).raise_for_status()  # fmt: skip
+
+    def listing() -> set[str]:
+        return {x["name"] for x in get("course/notebooks").json()["content"]}
+
+    try:
+        edited = get(EDITED).json()["content"]
+        edited["cells"][0]["source"] += f"\n\nMy own edit, {tag}."
+        put(EDITED, edited)
+        put(OWN, "# my work\n")
+        put(ADDED, "my notes\n")
+        mine = sources(get(EDITED).json()["content"])
+        before = listing()
+        original = get(DELETED).json()["content"]
+        api(learner, "DELETE", f"{server}/api/contents/{quote(DELETED)}").raise_for_status()
+        start, other, notes = publish_update(repo, tag)
+        # The learners' link, as a browser follows it: the hub sends the learner to their
+        # own server's nbgitpuller page, whose script reads the pull's event stream.
+        landed = learner.session.get(f"{hub.base}/hub/user-redirect/{pull_path}", timeout=60)
+        on_page = landed.ok and f"/user/{learner.name}/git-pull?" in landed.url
+        pull(hub, learner, pull_path)
+        after = sources(get(EDITED).json()["content"])
+        course = sources(start)
+        added = listing() - before
+        update.renamed = next(iter(added)) if len(added) == 1 else None
+        aside = re.fullmatch(r"notes__\d{14}\.md", update.renamed or "")
+        moved = aside and get(f"course/notebooks/{update.renamed}").json()["content"]
+        ours = after[0] == mine[0] and f"Reworded in {tag}" not in after[0]
+        clashing = bool(aside) and moved == "my notes\n" and get(ADDED).json()["content"] == notes
+        update.checks = {
+            "the learners' link led to the learner's own nbgitpuller page": on_page,
+            "the learner's edited line kept (the course changed it too: theirs wins)": ours,
+            "the course's change to another cell of that notebook arrived": after[-1] == course[-1],
+            "the course's change to another notebook arrived": (
+                sources(get(UPDATED).json()["content"]) == sources(other)
+            ),
+            "the learner's own file kept": get(OWN).json()["content"] == "# my work\n",
+            "the course file the learner deleted came back": (
+                get(DELETED).json().get("content") == original
+            ),
+            f"the learner's notes.md, a new course file's name, renamed {update.renamed}": clashing,
+            "nothing lost: every other cell as the learner left it, every file still there": (
+                after == [*mine[:-1], course[-1]] and listing() == before | added
+            ),
+        }
+    except Exception as error:  # reported: the line says False
+        update.error = f"{type(error).__name__}: {error}"
+    update.seconds = time.monotonic() - started
+    return update
+
+
 class MemorySampler:
     """Peak memory of each learner's processes (their Unix user's) and of hub plus proxy."""
 
@@ -447,9 +598,11 @@ def class_load(
     people = [Learner(f"{prefix}learner{i + 1}") for i in range(learners)]
     teacher = Learner(hub.teacher)
     sampler = None
+    repo = class_hub.class_env.PREFIX / "course.git"
+    found = None  # the course commit the hub published, put back at the end
     try:
         hub.wait()
-        pull_path = class_hub.pull_path(class_hub.class_env.PREFIX / "course.git")
+        pull_path = class_hub.pull_path(repo)
         sampler = MemorySampler(hub, people)
         together(lambda x: (sign_in(hub, x), spawn_and_pull(hub, x, pull_path)), people)
         ready = [x for x in people if x.spawn_s is not None and not x.error]
@@ -470,6 +623,10 @@ def class_load(
         sign_in(hub, teacher, TEACHER_PASSWORD)
         opened = bool(ready) and teacher_opens(hub, teacher, ready[0])
         slider = slider_in_chromium(hub, ready[0], pull_path) if ready else None
+        update = None
+        if ready:  # not the idle learner (with two or more): its server must stay idle
+            found = git("-C", repo, "rev-parse", f"refs/heads/{class_hub.BRANCH}")
+            update = course_update(hub, ready[0], pull_path, repo, prefix)
         culled, kept = (0, 0), False
         if idle:
             deadline = time.monotonic() + cull_timeout + 60
@@ -487,13 +644,20 @@ def class_load(
                 kept = notes.get("content") == "mine" and "My own note." in json.dumps(again)
         sampler.stop()
         started = [hub.process.pid, hub.proxy_pid()]
-        return Outcome(
-            people, sampler.hub_proxy, culled, opened, slider, kept, log, prefix, started
-        )
+        outcome = Outcome(
+            people, sampler.hub_proxy, culled, opened, slider, kept, update, False, log,
+            prefix, started,
+        )  # fmt: skip
     finally:
         if sampler:
             sampler.stop()
         hub.stop()
+        if found:  # the branch back where the hub published it (other runs publish HEAD)
+            git("-C", repo, "update-ref", f"refs/heads/{class_hub.BRANCH}", found)
+    outcome.course_restored = (
+        found is None or git("-C", repo, "rev-parse", f"refs/heads/{class_hub.BRANCH}") == found
+    )
+    return outcome
 
 
 def report(outcome: Outcome) -> str:
@@ -515,6 +679,15 @@ def report(outcome: Outcome) -> str:
     lines.append(f"teacher (admin) opened a learner's server: {outcome.teacher_opened}")
     moved = f"{outcome.slider_ms:.0f} ms" if outcome.slider_ms is not None else "no change seen"
     lines.append(f"Chromium: explorer slider moved, picture changed in {moved}")
+    if (update := outcome.update) is not None:
+        lines.append(f"re-pull after a course update ({update.learner}, {update.seconds:.1f} s):")
+        lines += [f"  {what}: {ok}" for what, ok in update.checks.items()]
+        if update.error:
+            lines.append(f"  failed: {update.error}")
+        lines.append(
+            "re-pull after a course update kept the learner's edit and brought the new "
+            f"change: {update.kept}"
+        )
     lines.append(
         f"idle server culled, then the learner's file and edit kept: {outcome.kept_after_cull}"
     )

@@ -6,9 +6,12 @@ learner is refused the next one's server (through the hub, by session and by tok
 home (PermissionError in a kernel); a kernel holds no hub token, and the server's own,
 read from /proc, is refused for the hub's user list and for another's server. The teacher
 opens a learner's server; one learner, in Chromium, follows the learners' link to the
-course map and moves an explorer's slider; the idle culler stops an idle server and the
-learner's file and edit survive a new sign-in. Everything started is stopped, and the
-run's Unix users removed.
+course map and moves an explorer's slider. A learner edits a course notebook and makes
+files of their own, a new course commit is published to the class's bare repository, and
+the learner's next pull (the learners' link again) keeps their work and brings the course's
+change, by nbgitpuller's rules. The idle culler stops an idle server and the learner's file
+and edit survive a new sign-in. Everything started is stopped, the run's Unix users
+removed, and the course branch put back.
 """
 
 import os
@@ -72,6 +75,18 @@ def test_the_teacher_opens_a_learners_server_and_a_slider_redraws_in_chromium(ou
     assert outcome.slider_ms is not None
 
 
+def test_a_pull_after_a_course_update_keeps_the_learners_work_and_brings_the_change(outcome):
+    from benchmarks.class_load import report
+
+    update = outcome.update
+    assert update is not None and update.error is None, update and update.error
+    assert len(update.checks) == 8
+    assert [what for what, ok in update.checks.items() if not ok] == []
+    assert update.seconds < 10
+    line = "re-pull after a course update kept the learner's edit and brought the new change: True"
+    assert line in report(outcome).splitlines()
+
+
 def test_an_idle_server_is_culled_and_the_learners_work_survives(outcome):
     assert outcome.culled == (1, 1)
     assert outcome.kept_after_cull
@@ -82,3 +97,4 @@ def test_the_run_leaves_no_unix_user_and_no_process(outcome):
     hub, proxy = outcome.started
     assert proxy is not None
     assert not Path(f"/proc/{hub}").exists() and not Path(f"/proc/{proxy}").exists()
+    assert outcome.course_restored
