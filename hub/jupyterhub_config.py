@@ -25,13 +25,10 @@
 import os
 import sys
 
-from jupyterhub.auth import LocalAuthenticator, PAMAuthenticator
-from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
+from jupyterhub.auth import PAMAuthenticator
 
-
-class ClassAuthenticator(SharedPasswordAuthenticator, LocalAuthenticator):
-    """One class password for learners, the teacher's own; a Unix user for each name."""
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from class_auth import ClassAuthenticator  # beside this file; hub/ is not a package
 
 setting = os.environ.get
 ENV = setting("CLASS_ENV", "/srv/lessons-class/env")
@@ -65,6 +62,8 @@ elif auth == "pam":
     c.Authenticator.allow_existing_users = True
 else:
     c.JupyterHub.authenticator_class = ClassAuthenticator
+    # Never an account the hub did not create (root, a colleague's): hub/class_auth.py.
+    c.ClassAuthenticator.roster = os.path.join(STATE, "created-users")
     c.LocalAuthenticator.create_system_users = True
     # A private home (0700): no other learner can read it.
     c.LocalAuthenticator.add_user_cmd = [

@@ -98,3 +98,52 @@ def test_the_run_leaves_no_unix_user_and_no_process(outcome):
     assert proxy is not None
     assert not Path(f"/proc/{hub}").exists() and not Path(f"/proc/{proxy}").exists()
     assert outcome.course_restored
+
+
+# The class password signs in new names and the hub's own learners, never another account.
+SIGN_INS = """
+import asyncio, json, sys
+sys.path.insert(0, sys.argv[1])
+from class_auth import ClassAuthenticator
+
+auth = ClassAuthenticator(
+    user_password="class-password", admin_password="t" * 32, roster=sys.argv[2], allow_all=True
+)
+async def signed_in(name):
+    data = {"username": name, "password": "class-password"}
+    return await auth.get_authenticated_user(None, data) is not None
+names = sys.argv[3:]
+print(json.dumps({name: asyncio.run(signed_in(name)) for name in names}))
+"""
+
+
+def test_the_class_password_never_opens_an_account_the_hub_did_not_create(outcome, tmp_path):
+    import json
+    import subprocess
+    import uuid
+
+    from tools.class_env import PREFIX
+    from tools.class_hub import HUB
+
+    colleague = f"cl{uuid.uuid4().hex[:6]}staff"  # a real account, made outside the hub
+    subprocess.run(["useradd", "--no-create-home", colleague], check=True)
+    try:
+        roster = tmp_path / "created-users"
+        names = ["root", "nobody", colleague, "bob smith", "newlearner"]
+        run = subprocess.run(
+            [str(PREFIX / "env" / "bin" / "python"), "-c", SIGN_INS, str(HUB), str(roster), *names],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert run.returncode == 0, run.stderr
+        signed_in = json.loads(run.stdout)
+    finally:
+        subprocess.run(["userdel", colleague], check=True)
+    assert signed_in == {
+        "root": False,  # an account the hub did not create
+        "nobody": False,
+        colleague: False,
+        "bob smith": False,  # not a name useradd takes: refused at sign-in, not a 500
+        "newlearner": True,  # a new name: the hub creates its Unix user
+    }
