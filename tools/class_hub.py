@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
         f"Teacher's link: {base}/hub/admin  (sign in as {args.teacher}, password {teacher_password})"
     )
     print(f"Learners' link: {base}/hub/user-redirect/{pull_path(repo)}")
-    print(f"Learners sign in with any name and the class password: {password}")
+    print(f"Learners sign in with a new name (a-z, 0-9) and the class password: {password}")
     print("Stop the class with Ctrl-C: every learner's server stops; their files stay.", flush=True)
     os.chdir(state)
     hub = env / "bin" / "jupyterhub"
