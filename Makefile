@@ -1,6 +1,6 @@
 # Two commands for a fresh machine (Python 3.11+): `make lab` opens the course,
-# `make test` runs every test (`make check`, the quick loop, leaves out the browser tests
-# and Binder's build). They build the one .venv/ and reuse it: `make lab` installs the
+# `make test` runs every test (`make check`, the quick loop, leaves out the browser tests,
+# Binder's build and the class on the hub). They build the one .venv/ and reuse it: `make lab` installs the
 # learner's list (requirements.txt), `make test` and `make check` add the test tools
 # (requirements-test.txt); each reinstalls only when the files it is keyed on change.
 PYTHON ?= python3
@@ -24,8 +24,9 @@ NEWS_PLUGIN := @jupyterlab/apputils-extension:announcements
 WORKERS ?= 2
 xdist = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist $(1))
 TIMES := build/test-times
-# The quick loop leaves out the browser tests and Binder's build: minutes each.
-QUICK_SKIP := --ignore=tests/ui -m "not binder"
+# The quick loop leaves out the browser tests, Binder's build and the class on the hub
+# (a minute or more each).
+QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py -m "not binder"
 
 .PHONY: lab test check notebooks slides binder-link
 
