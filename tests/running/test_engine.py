@@ -6,20 +6,13 @@ import torch
 from lessons_lib import Cube
 from lessons_lib.doctor.samples import non_contiguous
 from lessons_lib.running import engine_run
+from tests.learner_functions import cube, function, save_and, saved
 
 X = torch.tensor([-1.5, 0.0, 2.0], dtype=torch.float64)
 
 
-class SquaresSavedX(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x**3
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return 3 * x.pow_(2) * grad_out
+# backward squares its saved x in place
+SquaresSavedX = function("SquaresSavedX", save_and(cube), lambda ctx, g: 3 * saved(ctx).pow_(2) * g)
 
 
 class ZeroesSavedOutput(torch.autograd.Function):
@@ -55,16 +48,12 @@ def test_a_saved_output_changed_behind_the_version_counter_is_found_and_outputs_
     assert run.outputs[0].tolist() == (X**3).tolist()  # what forward returned, not the zeros
 
 
-class ViewsGradOut(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x**3
+def _through_a_view(ctx, grad_out):
+    x = saved(ctx)
+    return (grad_out.view(-1) * 3 * x.reshape(-1) ** 2).view(x.shape)
 
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return (grad_out.view(-1) * 3 * x.reshape(-1) ** 2).view(x.shape)
+
+ViewsGradOut = function("ViewsGradOut", save_and(cube), _through_a_view)
 
 
 GRID = torch.arange(12, dtype=torch.float64).reshape(3, 4)
