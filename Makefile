@@ -28,7 +28,7 @@ TIMES := build/test-times
 # (a minute or more each).
 QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py -m "not binder"
 
-.PHONY: lab test check notebooks slides binder-link
+.PHONY: lab test check notebooks slides links binder-link
 
 lab: $(READY)
 	$(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS)
@@ -73,9 +73,11 @@ $(TEST_READY): $(READY) requirements-test.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	@touch $@
 
-# The Binder link and README badge for this clone's GitHub origin (tools/binder_link.py).
-binder-link:
-	@$(PYTHON) -m tools.binder_link
+# The Binder and Colab links and README badges for this clone's GitHub origin, and with
+# HUB=https://your-hub the class hub's nbgitpuller link (tools/links.py). binder-link: old name.
+HUB ?=
+links binder-link:
+	@$(PYTHON) -m tools.links $(if $(HUB),--hub '$(HUB)')
 
 # One reveal.js deck per notebook in build/slides/, in the notebooks' own folders (two
 # lessons share file names), headings start slides. The decks load reveal.js from a CDN

@@ -17,15 +17,14 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import quote, urlencode
 
 from tools import class_env
+from tools.links import COURSE_MAP, nbgitpuller_path
 
 ROOT = class_env.ROOT
 HUB = ROOT / "hub"
 PROXY = HUB / "node_modules" / ".bin" / "configurable-http-proxy"
 BRANCH = "course"
-COURSE_MAP = "notebooks/00-start-here.ipynb"
 
 
 def port_taken(port: int) -> bool:
@@ -81,7 +80,7 @@ def pull_path(repo: Path) -> str:
         "targetpath": repo.stem,  # the folder in the learner's home: course/
         "urlpath": f"lab/tree/{repo.stem}/{COURSE_MAP}",
     }
-    return "git-pull?" + urlencode(query, quote_via=quote, safe="/")
+    return nbgitpuller_path(query)
 
 
 def main(argv: list[str] | None = None) -> None:
