@@ -7,6 +7,7 @@ notebook is always a clean top-to-bottom run. `normalise` is also what the tests
 use to prove the stored notebooks carry no volatile noise.
 """
 
+import copy
 import sys
 from pathlib import Path
 
@@ -17,6 +18,16 @@ from nbclient.exceptions import CellExecutionError
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+# Every notebook's first code cell, so it runs outside this repository (Colab); see the file.
+FIRST_CELL = Path(__file__).with_name("first_cell.py")
+FIRST_CELL_TAG = "course-setup"
+# Collapsed in JupyterLab, a form in Colab, left out of the slide decks.
+FIRST_CELL_METADATA = {
+    "cellView": "form",
+    "jupyter": {"source_hidden": True},
+    "slideshow": {"slide_type": "skip"},
+    "tags": [FIRST_CELL_TAG],
+}
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 # Cell metadata that changes on every run or every machine.
 VOLATILE_CELL_KEYS = ("execution", "ExecuteTime", "collapsed", "scrolled")
@@ -38,6 +49,16 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+def with_first_cell(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """nb with tools/first_cell.py as its first code cell, right after the title, once."""
+    nb.cells = [c for c in nb.cells if FIRST_CELL_TAG not in c.metadata.get("tags", [])]
+    cell = nbformat.v4.new_code_cell(FIRST_CELL.read_text().rstrip("\n"))
+    cell.metadata = copy.deepcopy(FIRST_CELL_METADATA)
+    cell.id = FIRST_CELL_TAG  # stable, so re-recording changes nothing
+    nb.cells.insert(1, cell)
+    return nb
+
+
 def course_kernel() -> KernelManager:
     """A kernel of this very Python, whatever kernelspecs the machine has installed."""
     return KernelManager(
@@ -47,7 +68,7 @@ def course_kernel() -> KernelManager:
 
 def execute(path: Path) -> None:
     """Run one notebook top to bottom in a fresh kernel of this environment; store it."""
-    nb = nbformat.read(path, as_version=4)
+    nb = with_first_cell(nbformat.read(path, as_version=4))
     client = NotebookClient(
         nb, km=course_kernel(), timeout=600, resources={"metadata": {"path": path.parent}}
     )
