@@ -24,9 +24,9 @@ NEWS_PLUGIN := @jupyterlab/apputils-extension:announcements
 WORKERS ?= 2
 xdist = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist $(1))
 TIMES := build/test-times
-# The quick loop leaves out the browser tests, Binder's build and the class on the hub
-# (a minute or more each).
-QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py -m "not binder"
+# The quick loop leaves out the browser tests, Binder's build, the installed wheel's run and
+# the class on the hub (a minute or more each).
+QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py -m "not binder and not installed"
 
 .PHONY: lab test check notebooks slides links binder-link
 

@@ -8,21 +8,18 @@ sessions API, served on 127.0.0.1. tests/test_installed_course.py installs a for
 """
 
 import importlib.util
-import json
 import re
 import subprocess
 import sys
-import textwrap
-import threading
 import tomllib
 import types
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import nbformat
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from tests.colab_stand_in import Colab
 from tools.notebooks import FIRST_CELL, FIRST_CELL_METADATA, notebook_paths
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,75 +70,6 @@ def test_the_minimum_torch_is_the_one_the_package_declares():
 )
 def test_a_notebooks_address_names_owner_repository_and_branch(address, found):
     assert cell_functions()["_github_notebook"](address) == found
-
-
-class Colab:
-    """Stand-ins for what Colab gives a kernel, in a folder put first on a Python's path."""
-
-    def __init__(self, folder: Path, sessions: list[dict], torch_version="2.13.0", pip_fails=""):
-        self.folder, self.calls = folder, folder / "calls.txt"
-        files = {
-            "torch/__init__.py": f"__version__ = {torch_version!r}\n",
-            "google/__init__.py": "",
-            "google/colab/__init__.py": "",
-            "google/colab/output.py": f"def enable_custom_widget_manager():\n"
-            f"    open({str(self.calls)!r}, 'a').write('widget manager\\n')\n",
-            # pip: records its arguments, then fails as asked or "installs" lessons_lib.
-            "pip/__main__.py": textwrap.dedent(f"""
-                import sys, pathlib
-                open({str(self.calls)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')
-                if {pip_fails!r}:
-                    sys.exit(print({pip_fails!r}, file=sys.stderr) or 1)
-                pathlib.Path({str(folder)!r}, 'lessons_lib').mkdir()
-                pathlib.Path({str(folder)!r}, 'lessons_lib', '__init__.py').write_text('')
-            """),
-            "pip/__init__.py": "",
-        }
-        for name, text in files.items():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_text(text)
-        self.server = HTTPServer(("127.0.0.1", 0), self.handler(json.dumps(sessions).encode()))
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @staticmethod
-    def handler(body: bytes):
-        class Sessions(BaseHTTPRequestHandler):
-            def do_GET(self):
-                self.send_response(200 if self.path == "/api/sessions" else 404)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        return Sessions
-
-    def run(self, in_colab=True) -> tuple[str, list[str]]:
-        """What the cell prints (a refusal: its one line), and what the stand-ins saw."""
-        script = (
-            ("import google.colab\n" if in_colab else "")
-            + f"cell = open({str(FIRST_CELL)!r}).read()\n"
-            + "try:\n    exec(cell, {})\n"
-            + "except Exception as e:\n    print(*e._render_traceback_())\n"
-        )
-        env = {
-            "PYTHONPATH": str(self.folder),
-            "COLAB_JUPYTER_IP": "127.0.0.1",
-            "COLAB_JUPYTER_PORT": str(self.server.server_port),
-            "PATH": "/usr/bin:/bin",
-        }
-        done = subprocess.run(
-            [sys.executable, "-S", "-c", script],
-            cwd=self.folder,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        self.server.shutdown()
-        assert done.stderr == "", done.stderr
-        calls = self.calls.read_text().splitlines() if self.calls.exists() else []
-        return done.stdout, calls
 
 
 def test_in_colab_a_notebook_from_a_fork_installs_that_forks_branch(tmp_path):

@@ -1,0 +1,171 @@
+"""The course runs from its installed package, outside this repository, as in Colab.
+
+tools/installed_env.py builds lessons_lib's wheel and sdist (`python -m build`), then a fresh
+venv holding only the learner's list (requirements.txt) and that wheel (log:
+build/installed-env.log). Every notebook, copied to a temporary folder, then passes nbval in a
+kernel of that venv: a notebook that reads a file of the repository fails here. Last, with
+lessons_lib uninstalled, the notebooks' first cell installs a fork's branch for real (pip, git)
+from a local repository standing in for GitHub. Marked `installed` (a couple of minutes):
+`make check` leaves it out; like Binder's build it needs python3.11 (skipped without it, but
+not in CI).
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+
+import nbformat
+import pytest
+
+from tests.colab_stand_in import Colab
+from tests.test_binder_env import require_binders_python, skip_reason
+from tools.installed_env import build, dist
+from tools.notebooks import NOTEBOOKS
+
+ROOT = NOTEBOOKS.parent
+LOG = ROOT / "build" / "installed-env.log"
+pytestmark = [
+    pytest.mark.installed,
+    *([pytest.mark.skip(reason=why)] if (why := skip_reason()) else []),
+]
+
+
+@pytest.fixture(scope="module")
+def wheel_and_sdist():
+    LOG.parent.mkdir(exist_ok=True)
+    with LOG.open("w") as log:
+        return dist(log)
+
+
+@pytest.fixture(scope="module")
+def installed_python(wheel_and_sdist):
+    require_binders_python()
+    with LOG.open("a") as log:
+        try:
+            return build(wheel_and_sdist[0], log=log)
+        except subprocess.CalledProcessError as error:
+            pytest.fail(f"the wheel's environment did not build ({error.cmd}); see {LOG}")
+
+
+def test_twine_passes_the_wheel_and_the_sdist(wheel_and_sdist):
+    done = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *map(str, wheel_and_sdist)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_wheel_holds_every_file_of_the_package_its_licences_and_ranges_not_pins(
+    wheel_and_sdist,
+):
+    names = set(zipfile.ZipFile(wheel_and_sdist[0]).namelist())
+    package = {
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "lessons_lib").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert package - names == set(), "files of lessons_lib the wheel leaves out"
+    info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
+    assert {f"{info}/licenses/LICENSE", f"{info}/licenses/LICENSE-CC-BY-4.0"} <= names
+    metadata = zipfile.ZipFile(wheel_and_sdist[0]).read(f"{info}/METADATA").decode()
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert f"\nVersion: {version}\n" in metadata
+    assert "\nLicense-Expression: MIT AND CC-BY-4.0\n" in metadata
+    needs = re.findall(r"^Requires-Dist: (.+)$", metadata, re.M)
+    assert "torch>=2.13" in needs and not [n for n in needs if "==" in n]
+
+
+def test_every_notebook_passes_nbval_from_a_copy_in_a_kernel_of_the_wheels_environment(
+    installed_python, tmp_path
+):
+    course = tmp_path / "course"
+    shutil.copytree(NOTEBOOKS, course, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    spec = tmp_path / "kernels" / "installed"
+    spec.mkdir(parents=True)
+    argv = [str(installed_python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "language": "python"}))
+    # One more notebook proves where lessons_lib came from: the venv, with no checkout on the path.
+    probe = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "import sys, lessons_lib\n"
+                "print(lessons_lib.__file__.startswith(sys.prefix))\n"
+                f"print([p for p in sys.path if p.startswith({str(ROOT)!r})"
+                " and not p.startswith(sys.prefix)])"
+            )
+        ]
+    )
+    probe.cells[0].execution_count = 1
+    probe.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="True\n[]\n")]
+    nbformat.write(probe, course / "where_lessons_lib_is.ipynb")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")  # not the repository's settings
+    options = [
+        "--nbval",
+        "--nbval-kernel-name=installed",
+        f"--nbval-sanitize-with={ROOT / 'tests' / 'nbval_sanitize.cfg'}",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-c", str(tmp_path / "pytest.ini"), *options, course],
+        cwd=tmp_path,
+        env={**os.environ, "JUPYTER_PATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+    )
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
+    assert done.returncode == 0, done.stdout[-6000:]
+    assert re.search(r"\d+ passed", summary) and "failed" not in summary, summary
+
+
+def git(*args, cwd):
+    who = ["-c", "user.name=course", "-c", "user.email=course@example.org"]
+    return subprocess.run(
+        ["git", *who, *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def test_in_colab_the_first_cell_installs_the_forks_branch_for_real(installed_python, tmp_path):
+    """Last in this file: it swaps the venv's lessons_lib for the fork's (the same code)."""
+    subprocess.run(
+        [installed_python, "-m", "pip", "uninstall", "-q", "-y", "lessons_lib"], check=True
+    )
+    # "GitHub": git fetches https://github.com/OWNER/REPO from this folder instead.
+    github = tmp_path / "github"
+    fork = github / "a-fork" / "backward-course"
+    git("clone", "-q", "--bare", str(ROOT), str(fork), cwd=tmp_path)
+    git("branch", "feature/colab", "HEAD", cwd=fork)
+    config = tmp_path / "gitconfig"
+    config.write_text(f'[url "file://{github}/"]\n\tinsteadOf = https://github.com/\n')
+    path = "fileId=https%3A%2F%2Fgithub.com%2Fa-fork%2Fbackward-course%2Fblob%2Ffeature%2Fcolab%2Fnotebooks%2F00-start-here.ipynb"
+    colab = Colab(tmp_path / "colab", [{"path": path}], torch_version=None, pip=False)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GIT_CONFIG_GLOBAL": str(config)}
+    out, calls = colab.run(python=str(installed_python), env=env)
+    assert out == (
+        "Installing lessons_lib from github.com/a-fork/backward-course, branch feature/colab"
+        " ... done.\n"
+    )
+    assert calls == ["widget manager"]
+    shown = subprocess.run(
+        [
+            installed_python,
+            "-c",
+            "from importlib.metadata import distribution as d; "
+            "print(d('lessons_lib').read_text('direct_url.json'))",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    origin = json.loads(shown)
+    assert origin["url"] == "https://github.com/a-fork/backward-course"
+    assert origin["vcs_info"]["requested_revision"] == "feature/colab"
+    assert origin["vcs_info"]["commit_id"] == git("rev-parse", "feature/colab", cwd=fork)
