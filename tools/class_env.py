@@ -117,7 +117,13 @@ def build(prefix: Path = PREFIX) -> Path:
         with tempfile.TemporaryDirectory() as wheels, tempfile.TemporaryDirectory() as src:
             # Built from a copy, so the checkout gets no build/ or egg-info of ours.
             copy = Path(src) / "course"
-            for name in ("pyproject.toml", "README.md"):
+            for name in (
+                "pyproject.toml",
+                "README.md",
+                "MANIFEST.in",
+                "LICENSE",
+                "LICENSE-CC-BY-4.0",
+            ):
                 (copy / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(ROOT / name, copy / name)
             shutil.copytree(
