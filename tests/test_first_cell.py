@@ -102,15 +102,38 @@ def test_a_torch_older_than_the_minimum_gets_one_line_naming_it_and_nothing_is_i
     assert calls == []
 
 
-def test_a_notebook_colab_did_not_open_from_github_says_how_to_open_it(tmp_path):
+def test_a_notebook_colab_did_not_open_from_github_says_how_to_open_it_or_install(tmp_path):
     out, calls = Colab(tmp_path, [{"path": "fileId=1AbCdEfGhIjKlMnOpQrStUvWxYz"}]).run()
-    assert out.count("\n") == 1 and "was not opened from GitHub" in out
-    assert "File > Open notebook > GitHub" in out and calls == []
+    assert out.count("\n") == 1 and "was not opened from GitHub (a copy saved to Drive?)" in out
+    assert "File > Open notebook > GitHub" in out
+    assert '`%pip install "lessons_lib @ git+https://github.com/OWNER/REPO"`' in out
+    assert calls == []
 
 
-def test_outside_colab_without_lessons_lib_the_cell_says_how_to_open_the_course(tmp_path):
+def test_a_branch_github_does_not_have_asks_whether_it_was_pushed_and_quotes_git(tmp_path):
+    missing = (
+        "  Running command git clone --filter=blob:none --quiet https://github.com/a-fork/backward-course\n"
+        "  fatal: Remote branch feature/colab not found in upstream origin\n"
+        "  error: subprocess-exited-with-error"
+    )
+    out, calls = Colab(tmp_path, [{"path": FORK_PATH}], pip_fails=missing).run()
+    assert out.count("\n") == 1 and "Is the repository public, and the branch pushed to it?" in out
+    assert "(fatal: Remote branch feature/colab not found in upstream origin)" in out
+
+
+def test_when_colabs_sessions_api_does_not_answer_the_cell_says_how_to_install(tmp_path):
+    colab = Colab(tmp_path, [])
+    colab.server.shutdown()
+    colab.server.server_close()  # nothing listens on that port any more
+    out, calls = colab.run()
+    assert out.count("\n") == 1 and out.startswith("Colab did not say where this notebook came from")
+    assert "%pip install" in out and calls == []
+
+
+def test_outside_colab_without_lessons_lib_the_cell_says_how_to_install_it(tmp_path):
     out, calls = Colab(tmp_path, []).run(in_colab=False)
-    assert out.count("\n") == 1 and "make lab" in out and calls == []
+    assert out.count("\n") == 1 and out.startswith("lessons_lib is not installed in this kernel")
+    assert "%pip install" in out and "make lab" in out and calls == []
 
 
 def test_where_lessons_lib_is_installed_the_cell_prints_nothing_and_loads_the_hints():

@@ -1,7 +1,7 @@
-# @title Set up the course { display-mode: "form" }
-# Where lessons_lib is installed (make lab, Binder, the class hub) this cell prints nothing.
+# @title Course set-up: run this cell, then carry on { display-mode: "form" }
+# Where lessons_lib is installed (make lab, Binder, the class hub) this cell does nothing.
 # Opened in Google Colab, it installs lessons_lib from the GitHub repository and branch this
-# notebook was opened from, so a fork installs the fork. (tools/first_cell.py; README: Colab)
+# notebook came from, so a fork installs the fork. (tools/first_cell.py; README, Open in Colab)
 def _set_up_course(minimum_torch=(2, 13)):
     import importlib.util
     import re
@@ -36,14 +36,21 @@ def _set_up_course(minimum_torch=(2, 13)):
             [sys.executable, "-m", "pip", "install", "-q", spec], capture_output=True, text=True
         )
         if pip.returncode != 0:
-            last = (pip.stderr.strip().splitlines() or ["no message"])[-1]
+            lines = [line.strip() for line in pip.stderr.strip().splitlines()] or [
+                "pip printed nothing"
+            ]
+            said = next(
+                (line for line in lines if line.startswith(("fatal:", "ERROR:"))), lines[-1]
+            )
             if re.search(
                 r"resolve host|unable to access|connect|unreachable|timed out", pip.stderr, re.I
             ):
                 raise CourseSetupError(
-                    f"not installed: GitHub cannot be reached from this runtime. Check its internet connection, then run this cell again. ({last})"
+                    f"not installed: GitHub cannot be reached from this runtime. Check its internet connection, then run this cell again. ({said})"
                 )
-            raise CourseSetupError(f"not installed: pip failed. ({last})")
+            raise CourseSetupError(
+                f"not installed. Is the repository public, and the branch pushed to it? ({said})"
+            )
         importlib.invalidate_caches()
         print("done.")
     if "google.colab" in sys.modules:
@@ -64,19 +71,26 @@ def _course_on_github(error):
     import sys
     import urllib.request
 
+    install = 'install the course with `%pip install "lessons_lib @ git+https://github.com/OWNER/REPO"` (its repository), then run this cell again'
     if "google.colab" not in sys.modules:
         raise error(
-            "lessons_lib is not installed in this kernel: open the course with `make lab` (see its README), or in Colab from GitHub."
+            f"lessons_lib is not installed in this kernel: {install}. From a clone of the course, `make lab` does it all."
         )
-    host = os.environ.get("COLAB_JUPYTER_IP") or socket.gethostbyname(socket.gethostname())
-    port = os.environ.get("COLAB_JUPYTER_PORT", "9000")
-    with urllib.request.urlopen(f"http://{host}:{port}/api/sessions", timeout=10) as reply:
-        for session in json.load(reply):
-            if found := _github_notebook(session.get("path", "")):
-                return found
+    try:
+        host = os.environ.get("COLAB_JUPYTER_IP") or socket.gethostbyname(socket.gethostname())
+        port = os.environ.get("COLAB_JUPYTER_PORT", "9000")
+        with urllib.request.urlopen(f"http://{host}:{port}/api/sessions", timeout=10) as reply:
+            paths = [session.get("path", "") for session in json.load(reply)]
+    except (OSError, ValueError) as failed:
+        raise error(
+            f"Colab did not say where this notebook came from ({failed}): {install}."
+        ) from None
+    for path in paths:
+        if found := _github_notebook(path):
+            return found
     raise error(
-        "This notebook was not opened from GitHub, so which course to install is unknown: in Colab, choose "
-        "File > Open notebook > GitHub, open it from the course's repository, then run this cell again."
+        "This notebook was not opened from GitHub (a copy saved to Drive?), so which course to install is "
+        f"unknown: open it from the course's GitHub page (File > Open notebook > GitHub), or {install}."
     )
 
 
