@@ -23,7 +23,8 @@ COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 GUESSED_BRANCH = "main"
 NEEDS = (
     "Binder, Colab and nbgitpuller read a public GitHub repository: push this clone to GitHub "
-    "and name it origin (git remote add origin https://github.com/OWNER/REPO.git), "
+    "and name it origin (git remote add origin https://github.com/OWNER/REPO.git, or "
+    "git remote set-url origin ... where a clone has one), "
     "then run make links again."
 )
 # https://github.com/o/r(.git), http://..., https://user@github.com/o/r, git://github.com/o/r,
