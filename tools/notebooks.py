@@ -8,6 +8,8 @@ use to prove the stored notebooks carry no volatile noise.
 """
 
 import copy
+import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -31,6 +33,12 @@ FIRST_CELL_METADATA = {
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 # Cell metadata that changes on every run or every machine.
 VOLATILE_CELL_KEYS = ("execution", "ExecuteTime", "collapsed", "scrolled")
+
+
+def sources_digest(nb: nbformat.NotebookNode) -> str:
+    """sha256 of the code cells' sources in order: what the stored outputs were made from."""
+    sources = [cell.source for cell in nb.cells if cell.cell_type == "code"]
+    return hashlib.sha256(json.dumps(sources).encode()).hexdigest()
 
 
 def notebook_paths() -> list[Path]:
@@ -73,6 +81,8 @@ def execute(path: Path) -> None:
         nb, km=course_kernel(), timeout=600, resources={"metadata": {"path": path.parent}}
     )
     client.execute()
+    # `make site` compares it with the sources it publishes: an edited cell means stale outputs.
+    nb.metadata.setdefault("course", {})["sources_sha256"] = sources_digest(nb)
     nbformat.validate(nb)
     nbformat.write(normalise(nb), path)
 
