@@ -98,7 +98,7 @@ class Clamp01(Function):
 
     @staticmethod
     def forward(ctx, x):
-        inside = (x >= 0) & (x <= 1)  # closed range, as torch.clamp's own gradient
+        inside = (x >= 0) & (x <= 1)  # closed: grad_out at 0 and 1, as torch 2.13's clamp
         ctx.save_for_backward(inside)
         return x.clamp(0, 1)
 

@@ -118,6 +118,7 @@ def test_a_branch_github_does_not_have_asks_whether_it_was_pushed_and_quotes_git
     )
     out, calls = Colab(tmp_path, [{"path": FORK_PATH}], pip_fails=missing).run()
     assert out.count("\n") == 1 and "Is the repository public, and the branch pushed to it?" in out
+    assert len(calls) == 1, "nothing after the failed install"
     assert "(fatal: Remote branch feature/colab not found in upstream origin)" in out
 
 

@@ -36,14 +36,14 @@ def test_gradcheck_and_gradgradcheck_pass_on_every_side_of_both_kinks(lo, hi):
 
 
 @pytest.mark.parametrize(("lo", "hi"), BOUNDS)
-def test_at_the_bounds_the_whole_upstream_gradient_passes_as_in_torch_clamp(lo, hi):
+def test_at_the_bounds_the_whole_upstream_gradient_passes(lo, hi):
     # The slope jumps at a bound, so any gradient between 0 and grad_out is valid there:
-    # this pins Clamp's own choice, torch.clamp's (a strict mask's 0 would be right too).
+    # this pins Clamp's own choice, grad_out. Not "as torch.clamp does": torch 2.13's clamp
+    # passes grad_out there, 2.14.1's passes 0, so that comparison would pin a torch release.
     x = torch.tensor([lo, hi], dtype=torch.float64, requires_grad=True)
     grad_out = torch.tensor([0.5, 3.0], dtype=torch.float64)
     (grad,) = torch.autograd.grad(Clamp.apply(x, lo, hi), x, grad_out)
-    (torchs,) = torch.autograd.grad(x.clamp(lo, hi), x, grad_out)
-    assert grad.tolist() == torchs.tolist() == [0.5, 3.0]
+    assert grad.tolist() == [0.5, 3.0]
 
 
 @pytest.mark.parametrize(("lo", "hi"), BOUNDS)

@@ -11,6 +11,7 @@ from lessons_lib.explorers.gradient.curves import ROWS, Curves, disagreement, gr
 from lessons_lib.explorers.picture import pack_rows
 from lessons_lib.functions import ClippedSTE, SigmoidSpike
 from tests.learner_functions import cube, function, save_and, saved
+from tests.torch_conventions import torch_clamp_at_a_bound
 
 # The exercise's starter mistake: the local derivative without the upstream gradient.
 CubeForgetsGradOut = function(
@@ -102,12 +103,21 @@ def test_round_ste_preset_shows_the_white_lie_everywhere():
     assert curves.differ().all()
 
 
+def torch_clamps_gradient(x, lo, hi):
+    """1 inside [lo, hi], 0 outside; at exactly a bound, what this torch release passes."""
+    at_a_bound = (x == lo) | (x == hi)
+    inside = ((x >= lo) & (x <= hi)).astype(float)
+    return np.where(at_a_bound, float(torch_clamp_at_a_bound() == "grad_out"), inside)
+
+
 def test_clamp01_preset_mask_agrees_with_torch_clamp():
     curves = measured(Clamp01, x_range=(-0.5, 1.5))
     mask = ((curves.x >= 0) & (curves.x <= 1)).astype(float)
     np.testing.assert_array_equal(curves.custom, mask)
-    np.testing.assert_array_equal(curves.true, mask)
-    assert not curves.differ().any()
+    torchs = torch_clamps_gradient(curves.x, 0, 1)
+    np.testing.assert_array_equal(curves.true, torchs)
+    # They differ only where torch.clamp no longer passes grad_out (2.14.1), at a bound.
+    np.testing.assert_array_equal(curves.differ(), curves.custom != torchs)
 
 
 def test_clipped_ste_preset_passes_the_gradient_only_inside_one():
@@ -132,7 +142,7 @@ def test_clamp_preset_passes_held_numbers_through():
     x = curves.x
     mask = ((x >= -0.5) & (x <= 1.0)).astype(float)
     np.testing.assert_array_equal(curves.custom, mask)
-    np.testing.assert_array_equal(curves.true, mask)
+    np.testing.assert_array_equal(curves.true, torch_clamps_gradient(x, -0.5, 1.0))
     np.testing.assert_allclose(curves.forward, np.clip(x, -0.5, 1.0))
 
 
