@@ -80,13 +80,18 @@ links binder-link:
 	@$(PYTHON) -m tools.links $(if $(HUB),--hub '$(HUB)')
 
 # One reveal.js deck per notebook in build/slides/, in the notebooks' own folders (two
-# lessons share file names), headings start slides. The decks load reveal.js from a CDN
-# when opened; offline, present from JupyterLab's Presentation Mode.
-slides: $(READY)
-	@for nb in $$(find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*'); do \
-		dir=build/slides/$$(dirname $${nb#notebooks/}); \
-		$(BIN)/jupyter nbconvert --log-level=WARN --to slides --output-dir $$dir $$nb || exit 1; \
-	done
+# lessons share file names), headings start slides (tools/slides.py). A deck opens offline,
+# from the file: what it loads is copied beside it, into build/slides/assets/.
+SLIDES_NPM := slides/node_modules/.package-lock.json
+slides: $(READY) $(SLIDES_NPM)
+	$(BIN)/python -m tools.slides
+
+# reveal.js and MathJax for the decks, pinned in slides/package-lock.json. Under a lock, and
+# only if still stale once it is held: two test workers may build the decks at once.
+$(SLIDES_NPM): slides/package.json slides/package-lock.json
+	@command -v npm >/dev/null || { echo "The slide decks need Node.js and npm: apt-get install nodejs npm"; exit 1; }
+	cd slides && $(if $(shell command -v flock),flock .npm.lock) sh -c '[ node_modules/$(@F) -nt package.json ] \
+	  && [ node_modules/$(@F) -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error'
 
 # A class on JupyterHub on this machine, as root (hub/, tools/class_hub.py): each learner
 # signs in and gets their own JupyterLab, as their own Unix user, at the course. Prints the

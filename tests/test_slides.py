@@ -1,24 +1,136 @@
-"""`make slides` builds one deck per notebook, a slide per heading."""
+"""`make slides` builds one offline deck per notebook, a slide per heading, answers last.
 
+What the decks do in a browser (no request leaves the machine, no slide is cut) is
+tests/ui/test_decks_in_browser.py.
+"""
+
+import os
 import re
+import shutil
 import subprocess
+from pathlib import Path
 
 import nbformat
+import pytest
 
 from tests.lab_server import ROOT
+from tools.notebooks import NOTEBOOKS as NOTEBOOKS_DIR
 from tools.notebooks import notebook_paths
+from tools.slides import ANSWER_TAG, NODE_MODULES, OUT, deck_path, for_slides
+
+NOTEBOOKS = notebook_paths()
+BY_PATH = {"ids": lambda p: str(p.relative_to(NOTEBOOKS_DIR))}
+# Every file a page loads: scripts, style sheets, and what style sheets import or use.
+LOADED = re.compile(
+    r'<(?:script|link|img)\b[^>]*?\b(?:src|href)="([^"]+)"'
+    r"""|url\(["']?([^)"']+)|@import\s+["']([^"']+)"""
+)
 
 
-def test_make_slides_builds_a_deck_per_notebook_with_a_slide_per_heading():
+def make_slides() -> None:
+    """`make slides`, which installs reveal.js and MathJax with npm the first time."""
+    if not shutil.which("npm") and not NODE_MODULES.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must build the slide decks, but npm is missing")
+        pytest.skip("the slide decks need Node.js and npm: apt-get install nodejs npm")
     subprocess.run(["make", "-s", "slides"], cwd=ROOT, check=True, capture_output=True)
-    for path in notebook_paths():
-        relative = path.relative_to(ROOT / "notebooks").with_suffix(".slides.html")
-        deck = (ROOT / "build" / "slides" / relative).read_text()
-        headings = [
-            c
-            for c in nbformat.read(path, as_version=4).cells
-            if c.cell_type == "markdown" and c.source.startswith("#")
-        ]
-        # reveal.js nests sub-slides; each top-level slide opens with a <section> pair.
-        slides = len(re.findall(r"<section>\s*<section>", deck))
-        assert slides == len(headings), path.name
+
+
+@pytest.fixture(scope="module")
+def decks():
+    make_slides()
+    return {path: deck_path(path).read_text() for path in NOTEBOOKS}
+
+
+def answers(path: Path) -> list[nbformat.NotebookNode]:
+    cells = nbformat.read(path, as_version=4).cells
+    return [c for c in cells if ANSWER_TAG in c.metadata.get("tags", [])]
+
+
+def loaded(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in LOADED.finditer(text)]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
+def test_a_deck_has_a_slide_per_heading_and_one_for_the_answers(decks, path):
+    headings = [
+        c
+        for c in nbformat.read(path, as_version=4).cells
+        if c.cell_type == "markdown" and c.source.startswith("#")
+    ]
+    # reveal.js nests sub-slides; each top-level slide opens with a <section> pair.
+    slides = len(re.findall(r"<section>\s*<section>", decks[path]))
+    assert slides == len(headings) + bool(answers(path))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
+def test_a_deck_loads_only_files_beside_it_that_exist(decks, path):
+    deck = deck_path(path)
+    pending, seen = [(deck, decks[path])], set()
+    while pending:  # the deck, then every style sheet it loads, and theirs
+        page, text = pending.pop()
+        for target in loaded(text):
+            if target.startswith("data:"):
+                continue  # inline: pictures, and the theme's fonts
+            assert "://" not in target and not target.startswith("//"), (page.name, target)
+            file = (page.parent / target.split("?")[0].split("#")[0]).resolve()
+            assert file.is_relative_to(OUT.resolve()) and file.is_file(), (page.name, target)
+            if file.suffix == ".css" and file not in seen:
+                seen.add(file)
+                pending.append((file, file.read_text()))
+    assert {"reveal.css", "white.css", "fit.css"} <= {f.name for f in seen}
+
+
+def test_the_decks_load_reveal_js_and_mathjax_from_the_pinned_packages(decks):
+    deck = decks[NOTEBOOKS[0]]
+    for script in ["assets/reveal/dist/reveal.js", "assets/mathjax/tex-chtml-full.js"]:
+        assert f'src="{script}"' in deck
+    assert "cdn" not in deck.lower() and "unpkg" not in deck
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
+def test_folded_answers_wait_on_the_last_slide(decks, path):
+    """An answer the notebook folds away shows only after the Answers slide begins."""
+    answers_start = decks[path].find('id="Answers"')
+    for cell in answers(path):
+        assert decks[path].index(f'id="cell-id={cell.id}"') > answers_start > 0, cell.source
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
+def test_every_answer_the_notebook_folds_away_is_tagged(path):
+    """Else the deck shows it where the notebook hides it."""
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.metadata.get("jupyter", {}).get("outputs_hidden"):
+            assert ANSWER_TAG in cell.metadata.get("tags", []), cell.source
+
+
+def test_an_answer_leaves_a_pointer_and_moves_after_every_heading():
+    nb = nbformat.v4.new_notebook()
+    answer = nbformat.v4.new_code_cell("show_source(Answer)", metadata={"tags": [ANSWER_TAG]})
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            "## Try it\n\n[Lesson 2](../02/1-beginner.ipynb#top), [a guide](a.md)."
+        ),
+        answer,
+        nbformat.v4.new_markdown_cell("## Remember this"),
+    ]
+    notebook = ROOT / "notebooks" / "01" / "1-beginner.ipynb"
+    cells = for_slides(nb, notebook, deck_path(notebook)).cells
+    assert [c.source.splitlines()[0] for c in cells if c.cell_type == "markdown"] == [
+        "## Try it",
+        "*The answer waits at the end, Answers.*",
+        "## Remember this",
+        "## Answers",
+        "### Try it",
+    ]
+    assert cells[-1] is answer
+    assert "](../02/1-beginner.slides.html#top)" in cells[0].source
+    assert "](../../../notebooks/01/a.md)" in cells[0].source
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
+def test_relative_links_lead_to_decks_or_files(decks, path):
+    links = re.findall(r'<a href="([^"#:]+)(?:#[^"]*)?"', decks[path])
+    assert not [link for link in links if link.endswith(".ipynb")]
+    for link in links:
+        assert (deck_path(path).parent / link).is_file(), link

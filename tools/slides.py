@@ -1,0 +1,146 @@
+"""Build one reveal.js deck per notebook into build/slides/, every file it loads beside it.
+
+    python -m tools.slides [NOTEBOOK ...]    (default: every notebook; `make slides`)
+
+A deck opens offline, from the file itself: it loads only build/slides/assets/, which holds
+reveal.js and MathJax from slides/node_modules (pinned in slides/package-lock.json; `make
+slides` runs `npm ci`) and slides/deck/fit.js, which splits a slide too tall for the screen
+into sub-slides. The template, slides/deck/, is nbconvert's reveal template without its CDN
+links. Every heading starts a slide (tests/test_notebooks.py); the answers a notebook folds
+away (cells tagged "answer") wait on a last slide, Answers; links to notebooks lead to decks.
+"""
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+from nbconvert import SlidesExporter
+
+from tools.notebooks import NOTEBOOKS, notebook_paths
+
+ROOT = NOTEBOOKS.parent
+DECK_TEMPLATE = ROOT / "slides" / "deck"
+NODE_MODULES = ROOT / "slides" / "node_modules"
+OUT = ROOT / "build" / "slides"
+ASSETS = "assets"  # build/slides/assets/, shared by every deck
+ANSWER_TAG = "answer"
+ANSWERS_TITLE = "Answers"
+
+# Where each file a deck loads comes from, by its path under build/slides/assets/. MathJax's
+# single-file build needs nothing else but its fonts; the white theme embeds its own fonts.
+ASSET_SOURCES = {
+    "reveal/dist/reveal.js": NODE_MODULES / "reveal.js/dist/reveal.js",
+    "reveal/dist/reveal.css": NODE_MODULES / "reveal.js/dist/reveal.css",
+    "reveal/dist/theme/white.css": NODE_MODULES / "reveal.js/dist/theme/white.css",
+    "reveal/LICENSE": NODE_MODULES / "reveal.js/LICENSE",
+    "mathjax/tex-chtml-full.js": NODE_MODULES / "mathjax/es5/tex-chtml-full.js",
+    "mathjax/output/chtml/fonts/woff-v2": NODE_MODULES / "mathjax/es5/output/chtml/fonts/woff-v2",
+    "mathjax/LICENSE": NODE_MODULES / "mathjax/LICENSE",
+    "fit.js": DECK_TEMPLATE / "fit.js",
+    "fit.css": DECK_TEMPLATE / "fit.css",
+}
+RELATIVE_LINK = re.compile(r"\]\((?![a-z]+:|#)([^)\s#]+)")  # a Markdown link's target, anchor off
+
+
+def deck_path(notebook: Path, out: Path = OUT) -> Path:
+    """Where a notebook's deck goes: its folder kept, as two lessons share file names."""
+    return out / notebook.relative_to(NOTEBOOKS).with_suffix(".slides.html")
+
+
+def is_heading(cell: nbformat.NotebookNode) -> bool:
+    return cell.cell_type == "markdown" and cell.source.startswith("#")
+
+
+def deck_link(target: str, notebook: Path, deck: Path) -> str:
+    """A notebook's relative link, from its deck: to the other deck, or to the file."""
+    if target.endswith(".ipynb"):  # the decks' folders are the notebooks'
+        return target.removesuffix(".ipynb") + ".slides.html"
+    return Path(os.path.relpath(notebook.parent / target, deck.parent)).as_posix()
+
+
+def for_slides(nb: nbformat.NotebookNode, notebook: Path, deck: Path) -> nbformat.NotebookNode:
+    """The notebook as its deck shows it: folded answers last, links from the deck, no widgets."""
+    nb.metadata.pop("widgets", None)  # no widget state: explorers show their stored picture
+    kept, answers, heading = [], [], ""
+    for cell in nb.cells:
+        if is_heading(cell):
+            heading = cell.source.splitlines()[0].lstrip("#").strip()
+        if cell.cell_type == "markdown":
+            cell.source = RELATIVE_LINK.sub(
+                lambda link: f"]({deck_link(link[1], notebook, deck)}", cell.source
+            )
+        if ANSWER_TAG in cell.metadata.get("tags", []):
+            answers.append((heading, cell))
+            cell = nbformat.v4.new_markdown_cell(f"*The answer waits at the end, {ANSWERS_TITLE}.*")
+        kept.append(cell)
+    if answers:
+        kept.append(
+            slide_cell(
+                f"## {ANSWERS_TITLE}\n\nThe course's answers, which the notebook folds away "
+                "until a learner opens them: one per slide from here.",
+                "slide",
+            )
+        )
+        for heading, cell in answers:
+            kept += [slide_cell(f"### {heading}", "subslide"), cell]
+    nb.cells = kept
+    return nb
+
+
+def slide_cell(source: str, slide_type: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_markdown_cell(source, metadata={"slideshow": {"slide_type": slide_type}})
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Readers never see half a file: two test workers may build the decks at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_bytes(data)
+    partial.replace(path)
+
+
+def copy_assets(out: Path) -> None:
+    missing = [str(p) for p in ASSET_SOURCES.values() if not p.exists()]
+    if missing:
+        sys.exit(f"missing {', '.join(missing)}: `make slides` installs them (npm ci in slides/)")
+    for name, source in ASSET_SOURCES.items():
+        files = sorted(source.iterdir()) if source.is_dir() else [source]
+        for file in files:
+            target = out / ASSETS / name / file.name if source.is_dir() else out / ASSETS / name
+            write_atomically(target, file.read_bytes())
+
+
+def build(notebooks: list[Path], out: Path = OUT) -> list[Path]:
+    """Write each notebook's deck and the files the decks load; return the decks' paths."""
+    copy_assets(out)
+    exporter = SlidesExporter(
+        extra_template_basedirs=[str(DECK_TEMPLATE.parent)],
+        template_name=DECK_TEMPLATE.name,
+        reveal_theme="white",
+        reveal_width="960",  # reveal.js scales the slide to the screen; fit.js fits this
+        reveal_height="700",
+    )
+    decks = []
+    for notebook in notebooks:
+        deck = deck_path(notebook, out)
+        assets = Path(os.path.relpath(out / ASSETS, deck.parent)).as_posix()
+        exporter.reveal_url_prefix = f"{assets}/reveal"
+        html, _ = exporter.from_notebook_node(
+            for_slides(nbformat.read(notebook, as_version=4), notebook, deck),
+            resources={"deck_assets": assets, "metadata": {"name": notebook.stem}},
+        )
+        write_atomically(deck, html.encode())
+        decks.append(deck)
+    return decks
+
+
+def main(argv: list[str]) -> int:
+    decks = build([Path(a).resolve() for a in argv] or notebook_paths())
+    print(f"{len(decks)} deck(s) in {OUT.relative_to(ROOT)}/; open one in a browser, offline.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
