@@ -28,7 +28,7 @@ TIMES := build/test-times
 # the class on the hub (a minute or more each).
 QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py -m "not binder and not installed"
 
-.PHONY: lab test check notebooks slides links binder-link
+.PHONY: lab test check notebooks slides links binder-link site
 
 lab: $(READY)
 	$(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS)
@@ -68,10 +68,22 @@ $(READY): requirements.txt pyproject.toml binder/ipython_kernel_config.py binder
 	@$(BIN)/jupyter labextension disable --level=sys_prefix $(NEWS_PLUGIN) >/dev/null 2>&1
 	@touch $@
 
-$(TEST_READY): $(READY) requirements-test.txt
+$(TEST_READY): $(READY) requirements-test.txt requirements-site.txt
 	@echo "Installing the pinned test tools into $(VENV)/"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	@touch $@
+
+# The course as a searchable static website in build/site/, from the stored outputs (tools/site.py).
+SITE_NPM := site/node_modules/.package-lock.json
+site: $(TEST_READY) $(SITE_NPM)
+	SITE_HUB='$(HUB)' $(BIN)/python -m tools.site
+
+# MathJax for the site, pinned in site/package-lock.json; under a lock, and only if still
+# stale once it is held, as the site's tests and its browser test may both ask at once.
+$(SITE_NPM): site/package.json site/package-lock.json
+	@command -v npm >/dev/null || { echo "The site's MathJax needs Node.js and npm: apt-get install nodejs npm"; exit 1; }
+	cd site && $(if $(shell command -v flock),flock .npm.lock) sh -c '[ node_modules/$(@F) -nt package.json ] \
+	  && [ node_modules/$(@F) -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error'
 
 # The Binder and Colab links and README badges for this clone's GitHub origin, and with
 # HUB=https://your-hub the class hub's nbgitpuller link (tools/links.py). binder-link: old name.

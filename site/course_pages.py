@@ -1,0 +1,81 @@
+"""The site's pages: in course order from the course map, folded as JupyterLab folds them,
+and nothing on them loaded from another site.
+
+Each notebook is adjusted as it is read, never on disk, so it stays as nbval checked it:
+the course map (the root page) gets the sidebar's tables of contents, hidden, from
+conf.py's course_navigation, its last part followed by any other Markdown page (the ones
+the README leads to: tools/site.py copies them); a cell JupyterLab shows folded (the set-up cell's code, an
+answer's output) is folded on the page too, one click away. A README badge is an image on
+another site: the page shows its text instead, still a link.
+"""
+
+import json
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
+
+
+def navigation(app: Sphinx) -> list[tuple[str, list[str]]]:
+    """course_navigation, the Markdown pages it does not list added to its last part.
+
+    A notebook it does not list stays out: Sphinx then fails the build, naming it.
+    """
+    parts = [(caption, list(docnames)) for caption, docnames in app.config.course_navigation]
+    listed = {name for _, docnames in parts for name in docnames} | {app.config.root_doc}
+    env = app.env
+    more = [d for d in sorted(env.found_docs - listed) if env.doc2path(d).suffix == ".md"]
+    parts[-1][1].extend(more)
+    return parts
+
+
+def toctree_cell(index: int, caption: str, docnames: list[str]) -> dict:
+    """A markdown cell holding a hidden table of contents (docnames from the source root)."""
+    entries = "\n".join(f"/{name}" for name in docnames)
+    source = f"```{{toctree}}\n:hidden:\n:caption: {caption}\n\n{entries}\n```"
+    return {
+        "cell_type": "markdown",
+        "id": f"site-navigation-{index}",
+        "metadata": {},
+        "source": source,
+    }
+
+
+# JupyterLab's folding (cell metadata "jupyter") as MyST-NB's cell tags.
+FOLDING = {"source_hidden": "hide-input", "outputs_hidden": "hide-output"}
+
+
+def fold_as_jupyterlab(cell: dict) -> None:
+    folded = [tag for key, tag in FOLDING.items() if cell["metadata"].get("jupyter", {}).get(key)]
+    if folded:
+        cell["metadata"]["tags"] = [*cell["metadata"].get("tags", []), *folded]
+
+
+def prepare_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
+    """source-read: fold what JupyterLab folds; give the course map the tables of contents."""
+    if app.env.doc2path(docname).suffix != ".ipynb":
+        return
+    notebook = json.loads(source[0])
+    for cell in notebook["cells"]:
+        fold_as_jupyterlab(cell)
+    if docname == app.config.root_doc:
+        notebook["cells"] += [toctree_cell(i, *part) for i, part in enumerate(navigation(app))]
+    source[0] = json.dumps(notebook)
+
+
+class RemoteImagesAsText(SphinxTransform):
+    """An image from another site (a README badge) becomes its alt text: nothing is fetched."""
+
+    default_priority = 100
+
+    def apply(self, **kwargs) -> None:
+        for image in list(self.document.findall(nodes.image)):
+            if "://" in image["uri"]:
+                image.replace_self(nodes.Text(image.get("alt") or image["uri"]))
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_config_value("course_navigation", [], "env")
+    app.connect("source-read", prepare_notebook)
+    app.add_transform(RemoteImagesAsText)
+    return {"parallel_read_safe": True}

@@ -1,0 +1,77 @@
+"""Pictures among the stored outputs: each gets alt text, an explorer's a way to its sliders.
+
+MyST-NB keeps every format of an output until the page is written, then keeps the one the
+builder prefers (its SelectMimeType, priority 4). Before that, while the text beside the
+picture is still there, this sets the picture's alt text: an explorer's text alternative
+(lessons_lib stores one beside its widget view), or for a plot the titles its cell gives
+it. Under an explorer it adds one line: the sliders need a running notebook, and where.
+"""
+
+import re
+
+from docutils import nodes
+from launch_links import page_links
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MATPLOTLIB_REPR = re.compile(r"^<Figure size [^>]*>$")
+TITLE = re.compile(r"""(?:set_title\(|suptitle\(|\btitle=)\s*(["'])(.+?)\1""")
+
+
+def plot_alt(cell_source: str) -> str:
+    """Alt text for a plot: the titles its cell gives it."""
+    titles = [match[2] for match in TITLE.finditer(cell_source)]
+    return "Plot drawn by the cell above" + (f": {'; '.join(titles)}" if titles else "")
+
+
+def cell_source(node: nodes.Element) -> str:
+    """The code of the notebook cell an output node belongs to."""
+    while node is not None and node.get("nb_element") != "cell_code":
+        node = node.parent
+    if node is None:
+        return ""
+    sources = [child for child in node.children if child.get("nb_element") == "cell_code_source"]
+    return sources[0].astext() if sources else ""
+
+
+def running_notebook_note(launch: list[tuple[str, str]]) -> nodes.paragraph:
+    """The line under an explorer: its sliders need a running notebook, and where to get one."""
+    note = nodes.paragraph(classes=["explorer-note"])
+    note += nodes.Text("The sliders need a running notebook: ")
+    if launch:
+        note += nodes.Text("open this one on ")
+        for index, (label, url) in enumerate(launch):
+            if index:
+                note += nodes.Text(" or " if index == len(launch) - 1 else ", ")
+            note += nodes.reference("", label, refuri=url)
+        note += nodes.Text(".")
+    else:
+        note += nodes.Text("run ")
+        note += nodes.literal("", "make lab")
+        note += nodes.Text(" in the course's folder and open this notebook there.")
+    return note
+
+
+class PicturesWithText(SphinxPostTransform):
+    default_priority = 3  # before MyST-NB's SelectMimeType (4) drops the text beside them
+
+    def run(self, **kwargs) -> None:
+        for bundle in list(self.document.findall(nodes.container)):
+            if bundle.get("nb_element") != "mime_bundle":
+                continue
+            formats = {child["mime_type"]: child for child in bundle.children}
+            text = formats["text/plain"].astext().strip() if "text/plain" in formats else ""
+            explorer = WIDGET_VIEW in formats
+            if not explorer and MATPLOTLIB_REPR.match(text):
+                text = plot_alt(cell_source(bundle))
+            for image in bundle.findall(nodes.image):
+                image["alt"] = image.get("alt") or text or plot_alt(cell_source(bundle))
+            if explorer:
+                launch = page_links(self.app, self.env.docname)
+                bundle.parent.insert(bundle.parent.index(bundle) + 1, running_notebook_note(launch))
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_post_transform(PicturesWithText)
+    return {"parallel_read_safe": True}

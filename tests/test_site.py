@@ -1,0 +1,362 @@
+"""`make site`: the course as a static website, built from the stored outputs (tools/site.py).
+
+The pages in a browser (nothing fetched from elsewhere, search, phone width) are in
+tests/ui/test_site_in_browser.py; here, what the build writes and what stops it.
+"""
+
+import importlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.lab_server import ROOT
+from tools.notebooks import notebook_paths
+from tools.site import broken_links, stage
+
+SITE = ROOT / "build" / "site"
+REPOSITORY = "https://github.com/ada/backward-course"
+HUB = "https://hub.example.edu"
+EXPLORER = "application/vnd.jupyter.widget-view+json"
+LAUNCH_MENU = "dropdown-launch-buttons"  # the theme's rocket menu
+
+
+def page_of(notebook: Path, site: Path) -> Path:
+    return site / notebook.relative_to(ROOT).with_suffix(".html")
+
+
+def build_site(course: Path, out: Path, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tools.site", "--course", str(course), "--out", str(out)],
+        cwd=ROOT,
+        env=os.environ | env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def copy_of_the_course(into: Path) -> Path:
+    """The course's files a site is built from (what tools/site.py copies), to break."""
+    stage(ROOT, into)
+    return into
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    """build/site/ by `make site` itself, for a clone whose repository is not known."""
+    done = subprocess.run(
+        ["make", "-s", "site"],
+        cwd=ROOT,
+        env=os.environ | {"SITE_REPOSITORY": ""},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"\(\d+ pages, \d+ MiB\) in \d+ s\.", done.stdout), done.stdout
+    return SITE
+
+
+class PageText(HTMLParser):
+    """A page's visible text (scripts and styles left out), its images and their alt text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.images: list[dict[str, str | None]] = []
+        self.loads: list[str] = []  # what the page makes a browser fetch by itself
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in ("script", "style"):
+            self._skip += 1
+        if tag == "img":
+            self.images.append(attrs)
+        if tag in ("script", "img", "iframe") and attrs.get("src"):
+            self.loads.append(attrs["src"])
+        if tag == "link" and attrs.get("href") and attrs.get("rel") != "canonical":
+            self.loads.append(attrs["href"])
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.text.append(data)
+
+
+def read_page(path: Path) -> PageText:
+    parser = PageText()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def shown_text(output: nbformat.NotebookNode) -> str:
+    """The text a page must show for a stored output: its HTML's words, else its text."""
+    if output.output_type == "stream":
+        return output.text
+    data = output.get("data", {})
+    if "text/html" in data:
+        parser = PageText()
+        parser.feed(data["text/html"])
+        return "".join(parser.text)
+    return data.get("text/plain", "")
+
+
+def test_make_site_writes_a_page_for_every_notebook_the_guide_and_the_readme(site):
+    for notebook in notebook_paths():
+        assert page_of(notebook, site).is_file(), notebook
+    for page in ("notebooks/teachers-guide.html", "README.html", "search.html"):
+        assert (site / page).is_file(), page
+    home = (site / "index.html").read_text()
+    assert 'url=notebooks/00-start-here.html"' in home, "the home page is the course map"
+
+
+def test_the_sidebar_lists_the_pages_in_course_order(site):
+    page = (site / "notebooks" / "00-start-here.html").read_text()
+    nav = page[page.index("bd-docs-nav") :]
+    order = [
+        "01-custom-function/1-beginner.html",
+        "01-custom-function/3-researcher.html",
+        "exercises/your-own-backward-pass.html",
+        "02-checking-gradients/1-beginner.html",
+        "exercises/check-your-clamp01.html",
+        "teachers-guide.html",
+        "../README.html",
+    ]
+    positions = [nav.index(f'href="{href}"') for href in order]
+    assert positions == sorted(positions)
+
+
+@pytest.mark.parametrize("notebook", notebook_paths(), ids=lambda p: p.stem)
+def test_every_stored_output_is_on_its_page(site, notebook):
+    page = read_page(page_of(notebook, site))
+    text = words("".join(page.text))
+    pictures = 0
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "image/png" in data and "text/html" not in data:
+                pictures += 1
+            elif EXPLORER not in data:
+                shown = words(shown_text(output))[:80]
+                assert shown in text, f"{cell.source[:60]!r} shows {shown!r}"
+    pngs = [img for img in page.images if img.get("src", "").endswith(".png")]
+    assert len(pngs) == pictures
+
+
+def test_an_explorer_shows_its_picture_with_its_text_and_how_to_move_its_sliders(site):
+    notebook = ROOT / "notebooks" / "01-custom-function" / "1-beginner.ipynb"
+    explorers = [
+        output
+        for cell in nbformat.read(notebook, as_version=4).cells
+        for output in cell.get("outputs", [])
+        if EXPLORER in output.get("data", {})
+    ]
+    html = page_of(notebook, site).read_text()
+    assert "application/vnd.jupyter.widget" not in html, "no widget view, no widget state"
+    page = read_page(page_of(notebook, site))
+    alts = [img.get("alt") for img in page.images]
+    for explorer in explorers:
+        assert explorer.data["text/plain"] in alts
+    notes = re.findall(r'<p class="explorer-note">(.*?)</p>', html, re.S)
+    assert len(notes) == len(explorers)
+    assert all('make</span> <span class="pre">lab' in note for note in notes), notes
+
+
+def test_every_picture_has_alt_text(site):
+    for page in sorted(site.rglob("*.html")):
+        for img in read_page(page).images:
+            assert (img.get("alt") or "").strip(), f"{page.relative_to(site)}: {img}"
+
+
+def test_no_page_loads_anything_from_another_site(site):
+    for page in sorted(site.rglob("*.html")):
+        if "_static" in page.relative_to(site).parts:
+            continue
+        remote = [src for src in read_page(page).loads if re.match(r"(https?:)?//", src)]
+        assert remote == [], page.relative_to(site)
+
+
+def test_maths_is_typeset_by_mathjax_served_from_the_site(site):
+    page = (site / "notebooks" / "02-checking-gradients" / "3-researcher.html").read_text()
+    assert 'src="../../_static/mathjax/tex-chtml.js"' in page
+    assert r"\(" in page, "inline maths is left for MathJax"
+    fonts = site / "_static" / "mathjax" / "fonts" / "mathjax-newcm-font" / "chtml" / "woff2"
+    assert list(fonts.glob("*.woff2"))
+
+
+def test_search_is_sphinxs_own_index_in_the_site(site):
+    index = (site / "searchindex.js").read_text()
+    assert "save_for_backward" in index
+
+
+def test_without_a_repository_no_page_has_launch_buttons(site):
+    for notebook in notebook_paths():
+        html = page_of(notebook, site).read_text()
+        assert LAUNCH_MENU not in html
+        assert 'href="https://mybinder.org' not in html
+        assert 'href="https://colab.research.google.com' not in html
+
+
+def test_with_a_repository_each_notebook_launches_itself_on_binder_colab_and_the_hub(
+    site, tmp_path
+):
+    out = tmp_path / "site"
+    done = build_site(ROOT, out, SITE_REPOSITORY=REPOSITORY, SITE_HUB=HUB)
+    assert done.returncode == 0, done.stderr
+    html = (out / "notebooks" / "01-custom-function" / "1-beginner.html").read_text()
+    path = "notebooks/01-custom-function/1-beginner.ipynb"
+    binder = f"https://mybinder.org/v2/gh/ada/backward-course/HEAD?urlpath=lab/tree/{path}"
+    colab = f"https://colab.research.google.com/github/ada/backward-course/blob/main/{path}"
+    hub = (
+        "https://hub.example.edu/hub/user-redirect/git-pull?"
+        f"repo=https%3A//github.com/ada/backward-course&amp;urlpath=lab/tree/backward-course/{path}"
+    )
+    assert LAUNCH_MENU in html
+    note = re.search(r'<p class="explorer-note">(.*?)</p>', html, re.S)[1]
+    for url in (binder, colab, hub):
+        assert f'href="{url}"' in note
+        assert html.count(url.replace("&amp;", "&")) + html.count(url) >= 2, "and in the menu"
+    guide = (out / "notebooks" / "teachers-guide.html").read_text()
+    assert LAUNCH_MENU not in guide, "only a notebook has launch buttons"
+
+
+def load_launch_links():
+    sys.path.insert(0, str(ROOT / "site"))
+    try:
+        return importlib.import_module("launch_links")
+    finally:
+        sys.path.remove(str(ROOT / "site"))
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_the_repository_is_origin_on_github_as_make_links_reads_it(tmp_path):
+    launch = load_launch_links()
+    git(tmp_path, "init", "-q")
+    assert launch.repository(None, None, cwd=tmp_path) is None, "no origin: no buttons"
+    git(tmp_path, "remote", "add", "origin", "/srv/git/backward-course.git")
+    assert launch.repository(None, None, cwd=tmp_path) is None, "origin not on GitHub"
+    git(tmp_path, "remote", "set-url", "origin", "git@github.com:ada/backward-course.git")
+    found = launch.repository(None, None, cwd=tmp_path)
+    assert (found.owner, found.name, found.binder_ref, found.branch) == (
+        "ada",
+        "backward-course",
+        "HEAD",
+        None,
+    )
+    assert launch.repository("", None, cwd=tmp_path) is None, "an empty setting: none"
+    named = launch.repository(REPOSITORY, "spring", cwd=tmp_path)
+    assert (named.binder_ref, named.branch) == ("spring", "spring")
+
+
+def test_a_repository_setting_not_on_github_is_refused(tmp_path):
+    done = build_site(ROOT, tmp_path / "site", SITE_REPOSITORY="https://gitlab.com/ada/course")
+    assert done.returncode != 0
+    assert "SITE_REPOSITORY='https://gitlab.com/ada/course' is not a GitHub" in done.stderr
+
+
+def one_notebook_course(tmp_path: Path, change) -> tuple[Path, str]:
+    """A course of one notebook (lesson 1's beginner track), changed by change(notebook)."""
+    relative = "notebooks/01-custom-function/1-beginner.ipynb"
+    course = tmp_path / "course"
+    (course / relative).parent.mkdir(parents=True)
+    shutil.copy(ROOT / "README.md", course)
+    nb = nbformat.read(ROOT / relative, as_version=4)
+    change(nb)
+    nbformat.write(nb, course / relative)
+    return course, relative
+
+
+def first_code_cell_after_setup(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    return [cell for cell in nb.cells if cell.cell_type == "code"][1]
+
+
+def test_an_edited_code_cell_stops_the_build_with_one_line_naming_the_notebook(tmp_path):
+    def edit(nb):
+        first_code_cell_after_setup(nb).source += "\nprint('one more line')"
+
+    course, relative = one_notebook_course(tmp_path, edit)
+    done = build_site(course, tmp_path / "site")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"{relative} has stale outputs (its code changed since they were recorded): "
+        "run `make notebooks` to record them again."
+    ]
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_notebook_without_stored_outputs_stops_the_build_with_one_line(tmp_path):
+    def clear(nb):
+        cell = first_code_cell_after_setup(nb)
+        cell.execution_count, cell.outputs = None, []
+
+    course, relative = one_notebook_course(tmp_path, clear)
+    done = build_site(course, tmp_path / "site")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"{relative} has code cells with no stored outputs: "
+        "run `make notebooks` to record them again."
+    ]
+
+
+def test_a_notebook_recorded_before_the_digest_counts_as_stale(tmp_path):
+    course, relative = one_notebook_course(tmp_path, lambda nb: nb.metadata.pop("course"))
+    done = build_site(course, tmp_path / "site")
+    assert done.returncode == 1 and relative in done.stderr and "stale" in done.stderr
+
+
+def test_a_broken_link_on_a_page_fails_the_build_naming_the_page_and_the_link(tmp_path):
+    course = copy_of_the_course(tmp_path / "course")
+    guide = course / "notebooks" / "teachers-guide.md"
+    guide.write_text(
+        guide.read_text() + '\n<a href="../notebooks/nowhere.html">a page that is not there</a>\n'
+    )
+    done = build_site(course, tmp_path / "site")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "notebooks/teachers-guide.html: broken link '../notebooks/nowhere.html' (no such file)"
+    ]
+
+
+def test_a_markdown_link_to_a_missing_page_fails_the_build_naming_the_page(tmp_path):
+    course = copy_of_the_course(tmp_path / "course")
+    guide = course / "notebooks" / "teachers-guide.md"
+    guide.write_text(guide.read_text() + "\nSee [the old notes](old-notes.md).\n")
+    done = build_site(course, tmp_path / "site")
+    assert done.returncode == 1
+    assert re.search(r"teachers-guide\.md:\d+: WARNING: .*'old-notes\.md'", done.stderr), (
+        done.stderr
+    )
+
+
+def test_the_link_check_names_missing_files_and_anchors(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "page.html").write_text(
+        '<h1 id="top">A</h1><a href="#top">ok</a><a href="#gone">gone</a>'
+        '<a href="../b.html#here">ok</a><a href="../b.html#there">no anchor</a>'
+        '<img src="../missing.png" alt="x"><a href="https://example.org/x">web</a>'
+        '<a href="mailto:a@example.org">mail</a>'
+    )
+    (tmp_path / "b.html").write_text('<p id="here">B</p><a href="a/page.html">ok</a>')
+    assert broken_links(tmp_path) == [
+        "a/page.html: broken link '#gone' (no such anchor)",
+        "a/page.html: broken link '../b.html#there' (no such anchor)",
+        "a/page.html: broken link '../missing.png' (no such file)",
+    ]

@@ -1,0 +1,205 @@
+"""Build the course as a static, searchable website in build/site/ (`make site`).
+
+    python -m tools.site [--course DIR] [--out DIR]
+
+Sphinx with MyST-NB (settings: site/conf.py) reads the stored notebooks and executes
+nothing, so the site shows exactly the outputs nbval checks. It is built from a copy of
+the course laid out as in the repository (README.md, notebooks/): every relative link
+works as it does on GitHub. A notebook whose outputs are missing or stale stops the build
+first, a Sphinx warning (a broken cross-reference, say) or a broken link in the written
+pages after; each says in one line what is wrong and where.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+
+from tools.notebooks import sources_digest
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT / "site"  # conf.py, its extensions, and MathJax from npm
+MATHJAX = SITE / "node_modules" / "mathjax"
+MATHJAX_FONT = SITE / "node_modules" / "@mathjax" / "mathjax-newcm-font"
+OUT = ROOT / "build" / "site"
+HOME = "notebooks/00-start-here.html"  # conf.py's root_doc, written by Sphinx
+RERECORD = "run `make notebooks` to record them again"
+# A Markdown link to a local file (not a web address, not an anchor on the same page).
+LOCAL_LINK = re.compile(r"\]\((?![a-z]+:|#)([^)\s#]+)")
+
+
+def notebooks(course: Path) -> list[Path]:
+    found = (course / "notebooks").rglob("*.ipynb")
+    return sorted(p for p in found if ".ipynb_checkpoints" not in p.parts)
+
+
+def recording_problem(path: Path) -> str | None:
+    """Why a notebook's stored outputs cannot be published, or None when they can."""
+    nb = nbformat.read(path, as_version=4)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    if any(cell.get("execution_count") is None for cell in code):
+        return "has code cells with no stored outputs"
+    if nb.metadata.get("course", {}).get("sources_sha256") != sources_digest(nb):
+        return "has stale outputs (its code changed since they were recorded)"
+    return None
+
+
+def recording_problems(course: Path) -> list[str]:
+    """One line per notebook that needs recording again, naming it."""
+    problems = []
+    for path in notebooks(course):
+        problem = recording_problem(path)
+        if problem:
+            problems.append(f"{path.relative_to(course)} {problem}: {RERECORD}.")
+    return problems
+
+
+def stage(course: Path, source: Path) -> None:
+    """Copy the pages into source/, laid out as in the course: the notebooks' folder, the
+    README, and every file the README leads to, so its links work on the site too (a
+    Markdown file as a page, whose own links are followed; any other file as a download)."""
+    shutil.rmtree(source, ignore_errors=True)
+    ignore = shutil.ignore_patterns(".ipynb_checkpoints", ".hypothesis", "__pycache__")
+    shutil.copytree(course / "notebooks", source / "notebooks", ignore=ignore)
+    pages = [Path("README.md")]
+    while pages:
+        page = pages.pop()
+        shutil.copy2(course / page, source / page)
+        for target in LOCAL_LINK.findall((course / page).read_text()):
+            found = (page.parent / unquote(target)).as_posix()
+            relative = Path(os.path.normpath(found))
+            if not (course / relative).is_file() or (source / relative).exists():
+                continue  # a missing file stays a broken link, for Sphinx to name
+            (source / relative).parent.mkdir(parents=True, exist_ok=True)
+            if relative.suffix == ".md":
+                pages.append(relative)
+            else:
+                shutil.copy2(course / relative, source / relative)
+
+
+def vendor_mathjax(out: Path) -> None:
+    """MathJax's browser build, its font and its speech rules into out/_static/mathjax/."""
+    if not MATHJAX.is_dir():
+        raise SystemExit("MathJax is missing from site/node_modules: `make site` installs it.")
+    into = out / "_static" / "mathjax"
+    shutil.rmtree(into, ignore_errors=True)
+    into.mkdir(parents=True)
+    for name in ("tex-chtml.js", "LICENSE"):
+        shutil.copy2(MATHJAX / name, into / name)
+    for folder in ("a11y", "adaptors", "input", "output", "sre", "ui"):
+        shutil.copytree(MATHJAX / folder, into / folder)
+    font = into / "fonts" / MATHJAX_FONT.name
+    shutil.copytree(MATHJAX_FONT / "chtml", font / "chtml")
+    shutil.copy2(MATHJAX_FONT / "package.json", font / "package.json")  # names its licence
+
+
+def write_home(out: Path) -> None:
+    """out/index.html: the course map, the site's home page."""
+    (out / "index.html").write_text(
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="refresh" content="0; url={HOME}">'
+        "<title>Write your own backward pass</title></head>"
+        f'<body><a href="{HOME}">The course map: start here</a></body></html>\n'
+    )
+
+
+class Links(HTMLParser):
+    """Every local address a page names (href, src) and every id it has."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.targets: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name == "id" and value:
+                self.ids.add(value)
+            elif name in ("href", "src") and value is not None:
+                parts = urlsplit(value)
+                if not parts.scheme and not parts.netloc:
+                    self.targets.append(value)
+
+
+def read_links(page: Path) -> Links:
+    parser = Links()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def site_pages(out: Path) -> list[Path]:
+    """The site's pages: every HTML file but the theme's templates among its static files."""
+    return sorted(p for p in out.rglob("*.html") if "_static" not in p.relative_to(out).parts)
+
+
+def broken_links(out: Path) -> list[str]:
+    """One line per link in the site's pages that leads to no file, or to no such anchor."""
+    pages = {page: read_links(page) for page in site_pages(out)}
+    broken = []
+    for page, links in pages.items():
+        for target in links.targets:
+            parts = urlsplit(target)
+            file = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if file.is_dir():
+                file = file / "index.html"
+            if not file.is_file():
+                broken.append(f"{page.relative_to(out)}: broken link {target!r} (no such file)")
+            elif parts.fragment and file.suffix == ".html":
+                ids = pages[file].ids if file in pages else read_links(file).ids
+                if unquote(parts.fragment) not in ids:
+                    broken.append(
+                        f"{page.relative_to(out)}: broken link {target!r} (no such anchor)"
+                    )
+    return broken
+
+
+def build(course: Path, out: Path) -> list[str]:
+    """Build the site of the course at course/ into out/; the problems that stopped it."""
+    problems = recording_problems(course)
+    if problems:
+        return problems
+    # The copied sources and Sphinx's doctrees, afresh every time: Sphinx re-reads a page
+    # only when the page changes, not when a file it links to appears or goes.
+    work = out.parent / f"{out.name}-work"
+    shutil.rmtree(work, ignore_errors=True)
+    stage(course, work / "source")
+    from sphinx.cmd.build import build_main
+
+    shutil.rmtree(out, ignore_errors=True)
+    args = ["-b", "html", "-q", "-W", "--keep-going", "-c", str(SITE)]
+    args += ["-d", str(work / "doctrees"), str(work / "source"), str(out)]
+    if build_main(args) != 0:
+        return ["Sphinx stopped the build: its warnings are above, each naming a page."]
+    vendor_mathjax(out)
+    write_home(out)
+    return broken_links(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ask = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ask.add_argument("--course", type=Path, default=ROOT, help="the course's folder")
+    ask.add_argument("--out", type=Path, default=OUT, help="where the site goes")
+    args = ask.parse_args(argv)
+    started = time.perf_counter()
+    problems = build(args.course.resolve(), args.out.resolve())
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    pages = len(site_pages(args.out))
+    size = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file())
+    print(
+        f"The course's website: {args.out / 'index.html'} ({pages} pages, "
+        f"{size / 2**20:.0f} MiB) in {time.perf_counter() - started:.0f} s."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
