@@ -45,6 +45,8 @@ PYTHON = "python3.11"  # what the course's .venv and Binder run
 DEFAULT_TORCH = "2.14.1"
 TORCH_PIN = re.compile(r"^torch==[^\s#;]+", re.M)
 INCLUDE_LEARNERS_LIST = re.compile(r"^(-r|--requirement)\s+requirements\.txt\s*$", re.M)
+# Any other include, made absolute: the rewritten list is written outside the repository.
+OTHER_INCLUDE = re.compile(r"^(-r|--requirement)\s+(?!/)(\S+)", re.M)
 # What lessons_lib's own package needs to install from a copy (kept out of the repository's
 # build/ folder, where setuptools would otherwise write build/lib).
 PACKAGE_FILES = ("pyproject.toml", "README.md", "lessons_lib")
@@ -77,7 +79,7 @@ def pinned_list(learners: str, tests: str, torch_version: str) -> str:
     return (
         TORCH_PIN.sub(f"torch=={torch_version}", learners)
         + "\n"
-        + INCLUDE_LEARNERS_LIST.sub("", tests)
+        + OTHER_INCLUDE.sub(lambda m: f"{m[1]} {ROOT / m[2]}", INCLUDE_LEARNERS_LIST.sub("", tests))
     )
 
 
