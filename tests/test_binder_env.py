@@ -11,15 +11,13 @@ without it skips the build with one line saying why; in CI (CI=true) that is a f
 
 import json
 import os
-import re
 import stat
 import subprocess
-import sys
 import tomllib
 
-import nbformat
 import pytest
 
+from tests.kernel_elsewhere import assert_nbval_passes, kernelspec, probe
 from tests.lab_server import ROOT
 from tests.requirements_files import normalise
 from tests.test_requirements import TEST_TOOLS
@@ -91,12 +89,7 @@ class TestBindersEnvironment:
     def test_every_notebook_passes_nbval_in_a_kernel_of_binders_environment(
         self, binder_python, tmp_path
     ):
-        spec = tmp_path / "kernels" / "binder-env"
-        spec.mkdir(parents=True)
-        argv = [str(binder_python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-        (spec / "kernel.json").write_text(
-            json.dumps({"argv": argv, "display_name": "Binder", "language": "python"})
-        )
+        kernelspec(binder_python, tmp_path, "binder-env")
         # The suite's own nbval options, but with that kernel instead of this environment's.
         addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
             "ini_options"
@@ -106,24 +99,8 @@ class TestBindersEnvironment:
         )
         assert "--nbval-kernel-name=binder-env" in options
         # One more notebook proves the kernel is Binder's: its stored output is that sys.prefix.
-        probe = nbformat.v4.new_notebook(
-            cells=[nbformat.v4.new_code_cell("import sys; print(sys.prefix)")]
-        )
-        probe.cells[0].execution_count = 1
-        probe.cells[0].outputs = [
-            nbformat.v4.new_output("stream", name="stdout", text=f"{DEFAULT}\n")
-        ]
-        nbformat.write(probe, tmp_path / "which_environment.ipynb")
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-o", f"addopts={options}", "notebooks", tmp_path],
-            cwd=ROOT,
-            env={**os.environ, "JUPYTER_PATH": str(tmp_path)},
-            capture_output=True,
-            text=True,
-        )
-        summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
-        assert done.returncode == 0, done.stdout[-6000:]
-        assert re.search(r"\d+ passed", summary) and "failed" not in summary, summary
+        probe(tmp_path / "which_environment.ipynb", "import sys; print(sys.prefix)", f"{DEFAULT}\n")
+        assert_nbval_passes(["-o", f"addopts={options}", "notebooks", tmp_path], ROOT, tmp_path)
 
 
 @pytest.fixture

@@ -19,10 +19,10 @@ import sys
 import tomllib
 import zipfile
 
-import nbformat
 import pytest
 
 from tests.colab_stand_in import Colab
+from tests.kernel_elsewhere import assert_nbval_passes, kernelspec, probe
 from tests.test_binder_env import require_binders_python, skip_reason
 from tools.installed_env import build, dist
 from tools.notebooks import NOTEBOOKS
@@ -86,24 +86,16 @@ def test_every_notebook_passes_nbval_from_a_copy_in_a_kernel_of_the_wheels_envir
 ):
     course = tmp_path / "course"
     shutil.copytree(NOTEBOOKS, course, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    spec = tmp_path / "kernels" / "installed"
-    spec.mkdir(parents=True)
-    argv = [str(installed_python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "language": "python"}))
+    kernelspec(installed_python, tmp_path, "installed")
     # One more notebook proves where lessons_lib came from: the venv, with no checkout on the path.
-    probe = nbformat.v4.new_notebook(
-        cells=[
-            nbformat.v4.new_code_cell(
-                "import sys, lessons_lib\n"
-                "print(lessons_lib.__file__.startswith(sys.prefix))\n"
-                f"print([p for p in sys.path if p.startswith({str(ROOT)!r})"
-                " and not p.startswith(sys.prefix)])"
-            )
-        ]
+    probe(
+        course / "where_lessons_lib_is.ipynb",
+        "import sys, lessons_lib\n"
+        "print(lessons_lib.__file__.startswith(sys.prefix))\n"
+        f"print([p for p in sys.path if p.startswith({str(ROOT)!r})"
+        " and not p.startswith(sys.prefix)])",
+        "True\n[]\n",
     )
-    probe.cells[0].execution_count = 1
-    probe.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="True\n[]\n")]
-    nbformat.write(probe, course / "where_lessons_lib_is.ipynb")
     (tmp_path / "pytest.ini").write_text("[pytest]\n")  # not the repository's settings
     options = [
         "--nbval",
@@ -113,16 +105,7 @@ def test_every_notebook_passes_nbval_from_a_copy_in_a_kernel_of_the_wheels_envir
         "no:cacheprovider",
         "-q",
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-c", str(tmp_path / "pytest.ini"), *options, course],
-        cwd=tmp_path,
-        env={**os.environ, "JUPYTER_PATH": str(tmp_path)},
-        capture_output=True,
-        text=True,
-    )
-    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
-    assert done.returncode == 0, done.stdout[-6000:]
-    assert re.search(r"\d+ passed", summary) and "failed" not in summary, summary
+    assert_nbval_passes(["-c", tmp_path / "pytest.ini", *options, course], tmp_path, tmp_path)
 
 
 def git(*args, cwd):
