@@ -21,7 +21,14 @@ author = "the course's authors"
 copyright = "the course's authors; text CC BY 4.0, code MIT"
 language = "en"
 
-extensions = ["myst_nb", "sphinx.ext.mathjax", "course_pages", "launch_links", "output_pictures"]
+extensions = [
+    "myst_nb",
+    "sphinx.ext.mathjax",
+    "course_pages",
+    "launch_links",
+    "output_pictures",
+    "section_links",
+]
 
 # The course map is the home page (tools/site.py adds an index.html that leads to it).
 root_doc = "notebooks/00-start-here"
@@ -90,3 +97,5 @@ html_theme_options = {
 }
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
+# The narrow screen's menu and contents buttons, wired up (the theme wires hidden twins).
+html_js_files = ["sidebar_toggles.js"]

@@ -4,9 +4,10 @@ and nothing on them loaded from another site.
 Each notebook is adjusted as it is read, never on disk, so it stays as nbval checked it:
 the course map (the root page) gets the sidebar's tables of contents, hidden, from
 conf.py's course_navigation, its last part followed by any other Markdown page (the ones
-the README leads to: tools/site.py copies them); a cell JupyterLab shows folded (the set-up cell's code, an
-answer's output) is folded on the page too, one click away. A README badge is an image on
-another site: the page shows its text instead, still a link.
+the README leads to: tools/site.py copies them); a cell JupyterLab shows folded (the
+set-up cell's code, an answer's output) is folded on the page too, one click away; what a
+cell prints is one output, as JupyterLab shows it, however many pieces the kernel sent. A
+README badge is an image on another site: the page shows its text instead, still a link.
 """
 
 import json
@@ -51,13 +52,36 @@ def fold_as_jupyterlab(cell: dict) -> None:
         cell["metadata"]["tags"] = [*cell["metadata"].get("tags", []), *folded]
 
 
+def merge_streams(outputs: list[dict]) -> list[dict]:
+    """Each run of stdout (or stderr) pieces as one output, as JupyterLab shows it.
+
+    Not MyST-NB's nb_merge_streams: it ends every piece with a new line (a print split as
+    "...0.00" and "\nSlopeCube..." gains a blank line) and moves a later print above a
+    picture between them.
+    """
+    merged: list[dict] = []
+    for output in outputs:
+        previous = merged[-1] if merged else {}
+        if output["output_type"] == previous.get("output_type") == "stream" and (
+            output["name"] == previous["name"]
+        ):
+            # On disk a stream's text is a string or a list of lines.
+            previous["text"] = "".join(previous["text"]) + "".join(output["text"])
+        else:
+            merged.append(output)
+    return merged
+
+
 def prepare_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
-    """source-read: fold what JupyterLab folds; give the course map the tables of contents."""
+    """source-read: fold what JupyterLab folds, join printed pieces as it does; give the
+    course map the tables of contents."""
     if app.env.doc2path(docname).suffix != ".ipynb":
         return
     notebook = json.loads(source[0])
     for cell in notebook["cells"]:
         fold_as_jupyterlab(cell)
+        if "outputs" in cell:
+            cell["outputs"] = merge_streams(cell["outputs"])
     if docname == app.config.root_doc:
         notebook["cells"] += [toctree_cell(i, *part) for i, part in enumerate(navigation(app))]
     source[0] = json.dumps(notebook)

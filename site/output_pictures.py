@@ -4,19 +4,24 @@ MyST-NB keeps every format of an output until the page is written, then keeps th
 builder prefers (its SelectMimeType, priority 4). Before that, while the text beside the
 picture is still there, this sets the picture's alt text: an explorer's text alternative
 (lessons_lib stores one beside its widget view), or for a plot the titles its cell gives
-it. Under an explorer it adds one line: the sliders need a running notebook, and where.
+it. Under an explorer it adds one line: the sliders need a running notebook, and where (the
+page's launch links; without them, JupyterLab as the README sets it up, or Colab).
 """
 
 import re
 
 from docutils import nodes
 from launch_links import page_links
+from section_links import section_uri
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
 
+logger = logging.getLogger(__name__)
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MATPLOTLIB_REPR = re.compile(r"^<Figure size [^>]*>$")
 TITLE = re.compile(r"""(?:set_title\(|suptitle\(|\btitle=)\s*(["'])(.+?)\1""")
+SETUP_HEADING = "Two commands"  # the README's section on running the course
 
 
 def plot_alt(cell_source: str) -> str:
@@ -35,8 +40,14 @@ def cell_source(node: nodes.Element) -> str:
     return sources[0].astext() if sources else ""
 
 
-def running_notebook_note(launch: list[tuple[str, str]]) -> nodes.paragraph:
-    """The line under an explorer: its sliders need a running notebook, and where to get one."""
+def running_notebook_note(
+    launch: list[tuple[str, str]], readme_setup: str | None
+) -> nodes.paragraph:
+    """The line under an explorer: its sliders need a running notebook, and where to get one.
+
+    launch: the page's launch links; readme_setup: the address of the README's set-up
+    section, said when there are none (a reader of the site has no course folder).
+    """
     note = nodes.paragraph(classes=["explorer-note"])
     note += nodes.Text("The sliders need a running notebook: ")
     if launch:
@@ -46,10 +57,11 @@ def running_notebook_note(launch: list[tuple[str, str]]) -> nodes.paragraph:
                 note += nodes.Text(" or " if index == len(launch) - 1 else ", ")
             note += nodes.reference("", label, refuri=url)
         note += nodes.Text(".")
-    else:
-        note += nodes.Text("run ")
-        note += nodes.literal("", "make lab")
-        note += nodes.Text(" in the course's folder and open this notebook there.")
+        return note
+    note += nodes.Text("open this notebook in JupyterLab (see ")
+    readme = f"the README, {SETUP_HEADING}"
+    note += nodes.reference("", readme, refuri=readme_setup) if readme_setup else nodes.Text(readme)
+    note += nodes.Text(") or from the course's GitHub page in Colab.")
     return note
 
 
@@ -68,10 +80,24 @@ class PicturesWithText(SphinxPostTransform):
             for image in bundle.findall(nodes.image):
                 image["alt"] = image.get("alt") or text or plot_alt(cell_source(bundle))
             if explorer:
-                launch = page_links(self.app, self.env.docname)
-                bundle.parent.insert(bundle.parent.index(bundle) + 1, running_notebook_note(launch))
+                bundle.parent.insert(bundle.parent.index(bundle) + 1, self.explorer_note())
+
+    def explorer_note(self) -> nodes.paragraph:
+        page = self.env.docname
+        launch = page_links(self.app, page)
+        readme_setup = None
+        if not launch:
+            readme_setup = section_uri(self.app, page, "README", SETUP_HEADING)
+            if readme_setup is None:
+                logger.warning(
+                    f"the note under an explorer names the README's section "
+                    f"{SETUP_HEADING!r}, which the README does not have",
+                    location=page,
+                )
+        return running_notebook_note(launch, readme_setup)
 
 
 def setup(app: Sphinx) -> dict:
+    app.setup_extension("section_links")  # its section_uri finds the README's section
     app.add_post_transform(PicturesWithText)
     return {"parallel_read_safe": True}

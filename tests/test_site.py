@@ -25,6 +25,9 @@ REPOSITORY = "https://github.com/ada/backward-course"
 HUB = "https://hub.example.edu"
 EXPLORER = "application/vnd.jupyter.widget-view+json"
 LAUNCH_MENU = "dropdown-launch-buttons"  # the theme's rocket menu
+NO_BUTTONS = "No launch buttons (Binder, Colab) on the notebooks' pages: "
+TO_ADD_THEM = "; set SITE_REPOSITORY=https://github.com/OWNER/REPO to add them."
+NO_BUTTONS_EMPTY_SETTING = f"{NO_BUTTONS}SITE_REPOSITORY is empty{TO_ADD_THEM}"
 
 
 def page_of(notebook: Path, site: Path) -> Path:
@@ -61,6 +64,7 @@ def site() -> Path:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"\(\d+ pages, \d+ MiB\) in \d+ s\.", done.stdout), done.stdout
+    assert NO_BUTTONS_EMPTY_SETTING in done.stdout.splitlines(), done.stdout
     return SITE
 
 
@@ -174,7 +178,14 @@ def test_an_explorer_shows_its_picture_with_its_text_and_how_to_move_its_sliders
         assert explorer.data["text/plain"] in alts
     notes = re.findall(r'<p class="explorer-note">(.*?)</p>', html, re.S)
     assert len(notes) == len(explorers)
-    assert all('make</span> <span class="pre">lab' in note for note in notes), notes
+    # No launch links on this build: a reader of the site has no course folder either.
+    readme = '<a class="reference external" href="../../README.html#two-commands">'
+    for note in notes:
+        assert words(note) == (
+            "The sliders need a running notebook: open this notebook in JupyterLab (see "
+            f"{readme}the README, Two commands</a>) or from the course's GitHub page in Colab."
+        )
+    assert 'id="two-commands"' in (site / "README.html").read_text()
 
 
 def test_every_picture_has_alt_text(site):
@@ -218,6 +229,7 @@ def test_with_a_repository_each_notebook_launches_itself_on_binder_colab_and_the
     out = tmp_path / "site"
     done = build_site(ROOT, out, SITE_REPOSITORY=REPOSITORY, SITE_HUB=HUB)
     assert done.returncode == 0, done.stderr
+    assert NO_BUTTONS not in done.stdout
     html = (out / "notebooks" / "01-custom-function" / "1-beginner.html").read_text()
     path = "notebooks/01-custom-function/1-beginner.ipynb"
     binder = f"https://mybinder.org/v2/gh/ada/backward-course/HEAD?urlpath=lab/tree/{path}"
@@ -235,12 +247,137 @@ def test_with_a_repository_each_notebook_launches_itself_on_binder_colab_and_the
     assert LAUNCH_MENU not in guide, "only a notebook has launch buttons"
 
 
-def load_launch_links():
+def load_site_module(name: str):
+    """One of site/'s Sphinx extensions (not a package: conf.py puts its folder on the path)."""
     sys.path.insert(0, str(ROOT / "site"))
     try:
-        return importlib.import_module("launch_links")
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(ROOT / "site"))
+
+
+def load_launch_links():
+    return load_site_module("launch_links")
+
+
+def test_make_site_says_why_a_clone_without_a_github_origin_gets_no_launch_buttons():
+    site_tool = importlib.import_module("tools.site")
+    origin = subprocess.run(
+        ["git", "remote", "get-url", "origin"], cwd=ROOT, capture_output=True, text=True
+    ).stdout
+    on_github = re.search(r"github\.com[:/]", origin) is not None
+    expected = None if on_github else f"{NO_BUTTONS}this clone has no GitHub origin{TO_ADD_THEM}"
+    assert site_tool.no_launch_buttons(None) == expected
+    assert site_tool.no_launch_buttons("") == NO_BUTTONS_EMPTY_SETTING
+    assert site_tool.no_launch_buttons(REPOSITORY) is None
+
+
+class OutputBoxes(HTMLParser):
+    """The classes of each code cell's output boxes on a page, cell by cell."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: list[list[str]] = []
+        self._open: list[list[str]] = []  # the classes of each div open around the parser
+
+    def handle_starttag(self, tag, attrs):
+        if tag != "div":
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        if self._open and "cell_output" in self._open[-1]:
+            self.cells[-1].append(" ".join(classes))
+        if "cell_output" in classes:
+            self.cells.append([])
+        self._open.append(classes)
+
+    def handle_endtag(self, tag):
+        if tag == "div":
+            self._open.pop()
+
+
+def test_what_a_cell_prints_is_one_box_as_in_jupyterlab(site):
+    for notebook in notebook_paths():
+        boxes = OutputBoxes()
+        boxes.feed(page_of(notebook, site).read_text())
+        assert boxes.cells, notebook
+        for outputs in boxes.cells:
+            kinds = ["stream" if "stream" in box.split() else box for box in outputs]
+            assert ["stream", "stream"] not in [kinds[i : i + 2] for i in range(len(kinds))], (
+                f"{notebook.name}: two printed boxes in a row in one cell"
+            )
+    # The kernel sent this print in pieces: the label, then the tensor.
+    page = (site / "notebooks" / "01-custom-function" / "3-researcher.html").read_text()
+    assert "hessian of the sum:\n tensor([[ 6.," in page
+
+
+def test_printed_pieces_join_as_sent_and_keep_their_place_among_other_outputs():
+    merge_streams = load_site_module("course_pages").merge_streams
+
+    def stream(text, name="stdout"):
+        return {"output_type": "stream", "name": name, "text": text}
+
+    picture = {"output_type": "display_data", "data": {"text/plain": "<Figure>"}}
+    outputs = [
+        stream("Cube  loss = 0.00"),
+        stream(["\nSlopeCube", "  loss = 64.00\n"]),
+        stream("warning\n", "stderr"),
+        picture,
+        stream("after the picture\n"),
+    ]
+    assert merge_streams(outputs) == [
+        stream("Cube  loss = 0.00\nSlopeCube  loss = 64.00\n"),
+        stream("warning\n", "stderr"),
+        picture,
+        stream("after the picture\n"),
+    ]
+
+
+def test_a_reports_read_more_links_to_the_section_it_names(site):
+    sections = importlib.import_module("lessons_lib.sections")
+    tracks = tuple(sections.TRACK_NAMES.values())
+    linked = 0
+    for notebook in notebook_paths():
+        page = page_of(notebook, site)
+        html = page.read_text()
+        # A citation's text right after the label: it is not inside a link.
+        for cited in re.findall(r"<i>(?:Read more|Further reading):</i> ([^<]*)", html):
+            assert not cited.startswith(tracks), f"{page.name}: {cited!r} is not a link"
+        for href in re.findall(
+            r'<i>Read more:</i> <a class="reference internal" href="([^"]*)"', html
+        ):
+            file, _, anchor = href.partition("#")
+            target = page.parent / file if file else page
+            assert f'id="{anchor}"' in target.read_text(), f"{page.name}: {href}"
+            linked += 1
+    assert linked >= 10, "the developer track and the exercises cite sections"
+    developer = page_of(ROOT / "notebooks" / "01-custom-function" / "2-developer.ipynb", site)
+    assert (
+        '<i>Read more:</i> <a class="reference internal" '
+        'href="#mistake-3-a-wrong-derivative-that-runs-fine">Lesson 1 developer track, '
+        "“Mistake 3: a wrong derivative that runs fine”</a>"
+    ) in developer.read_text()
+    exercise = page_of(ROOT / "notebooks" / "exercises" / "your-own-backward-pass.ipynb", site)
+    assert 'href="../01-custom-function/2-developer.html#mistake-4-breaking-the-chain"' in (
+        exercise.read_text()
+    )
+
+
+def test_a_read_more_whose_heading_is_gone_stops_the_build_naming_it(tmp_path):
+    course = copy_of_the_course(tmp_path / "course")
+    developer = course / "notebooks" / "01-custom-function" / "2-developer.ipynb"
+    heading = "Mistake 3: a wrong derivative that runs fine"
+    nb = nbformat.read(developer, as_version=4)
+    renamed = [cell for cell in nb.cells if cell.cell_type == "markdown" and heading in cell.source]
+    assert renamed
+    for cell in renamed:
+        cell.source = cell.source.replace(heading, "Mistake 3, renamed")
+    nbformat.write(nb, developer)
+    done = build_site(course, tmp_path / "site", SITE_REPOSITORY="")
+    assert done.returncode == 1
+    assert (
+        f"an output cites Lesson 1 developer track, “{heading}”, "
+        "but notebooks/01-custom-function/2-developer has no such heading"
+    ) in done.stderr, done.stderr
 
 
 def git(cwd: Path, *args: str) -> None:

@@ -7,7 +7,8 @@ nothing, so the site shows exactly the outputs nbval checks. It is built from a 
 the course laid out as in the repository (README.md, notebooks/): every relative link
 works as it does on GitHub. A notebook whose outputs are missing or stale stops the build
 first, a Sphinx warning (a broken cross-reference, say) or a broken link in the written
-pages after; each says in one line what is wrong and where.
+pages after; each says in one line what is wrong and where. A site without launch buttons
+(no GitHub repository to open the notebooks from) says why in one line.
 """
 
 import argparse
@@ -182,6 +183,24 @@ def build(course: Path, out: Path) -> list[str]:
     return broken_links(out)
 
 
+def no_launch_buttons(setting: str | None) -> str | None:
+    """Why the notebooks' pages have no launch buttons, in one line; None when they have.
+
+    setting: SITE_REPOSITORY, read as site/launch_links.py reads it (None: origin).
+    """
+    if str(SITE) not in sys.path:  # site/'s extensions are not a package
+        sys.path.insert(0, str(SITE))
+    from launch_links import repository
+
+    if repository(setting, None) is not None:
+        return None
+    why = "SITE_REPOSITORY is empty" if setting is not None else "this clone has no GitHub origin"
+    return (
+        f"No launch buttons (Binder, Colab) on the notebooks' pages: {why}; "
+        "set SITE_REPOSITORY=https://github.com/OWNER/REPO to add them."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ask = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ask.add_argument("--course", type=Path, default=ROOT, help="the course's folder")
@@ -192,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return 1
+    missing = no_launch_buttons(os.environ.get("SITE_REPOSITORY"))
+    if missing:
+        print(missing)
     pages = len(site_pages(args.out))
     size = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file())
     print(

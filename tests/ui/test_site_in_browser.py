@@ -6,7 +6,8 @@ phone's 390 px width. Every request is recorded, and all must stay on the machin
 other is refused, so the test itself never reaches the network. No page may throw, every
 link to the site must lead to a page, file or anchor that is there, every picture must have
 alt text, and the text must never scroll sideways (a wide code block or output may scroll
-inside itself). Sphinx's own search must find the developer track offline.
+inside itself). Sphinx's own search must find the developer track offline. On a phone the
+menu and contents buttons open their sidebars; on a projector the menu folds away.
 """
 
 import functools
@@ -189,4 +190,44 @@ def test_search_finds_the_developer_track(browser, served):
     hit.wait_for(timeout=30_000)
     assert "developer track" in hit.inner_text()
     assert all(ON_THIS_MACHINE.match(url) for url in requested)
+    page.close()
+
+
+# pydata-sphinx-theme wires a hidden twin of each sidebar button, not the one a reader sees
+# (its issue #2451); site/_static/sidebar_toggles.js passes the visible one's click on.
+SHOWN = 5_000  # ms for a sidebar to open or close
+
+
+def test_on_a_phone_the_menu_button_opens_the_course_navigation(browser, served):
+    base, _ = served
+    page = browser.new_page(viewport=SCREENS["phone"])
+    page.goto(base + DEVELOPER_TRACK)
+    navigation = page.locator("#pst-primary-sidebar-modal nav.bd-docs-nav")
+    assert not navigation.is_visible(), "the menu starts closed"
+    page.locator(".primary-toggle:visible").click()
+    navigation.wait_for(state="visible", timeout=SHOWN)
+    for name in ("Lesson 1: writing your own Function", "Lesson 2: checking your gradients"):
+        assert navigation.get_by_text(name).is_visible(), name
+    lesson_2 = navigation.get_by_role("link", name="Checking your gradients: the developer track")
+    assert lesson_2.is_visible()
+    page.keyboard.press("Escape")
+    navigation.wait_for(state="hidden", timeout=SHOWN)
+
+    page.locator(".secondary-toggle:visible").click()
+    contents = page.locator("#pst-secondary-sidebar-modal")
+    heading = contents.get_by_role("link", name="Mistake 3: a wrong derivative that runs fine")
+    heading.wait_for(state="visible", timeout=SHOWN)
+    page.close()
+
+
+def test_on_a_projector_the_menu_button_folds_the_navigation_away(browser, served):
+    base, _ = served
+    page = browser.new_page(viewport=SCREENS["projector"])
+    page.goto(base + DEVELOPER_TRACK)
+    navigation = page.locator("#pst-primary-sidebar nav.bd-docs-nav")
+    assert navigation.is_visible()
+    page.locator(".primary-toggle:visible").click()
+    navigation.wait_for(state="hidden", timeout=SHOWN)
+    page.locator(".primary-toggle:visible").click()
+    navigation.wait_for(state="visible", timeout=SHOWN)
     page.close()
