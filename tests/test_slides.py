@@ -16,7 +16,7 @@ import pytest
 from tests.lab_server import ROOT
 from tools.notebooks import NOTEBOOKS as NOTEBOOKS_DIR
 from tools.notebooks import notebook_paths
-from tools.slides import ANSWER_TAG, NODE_MODULES, OUT, deck_path, for_slides
+from tools.slides import ANSWER_TAG, NEEDS_ASSETS, NODE_MODULES, OUT, deck_path, for_slides
 
 NOTEBOOKS = notebook_paths()
 BY_PATH = {"ids": lambda p: str(p.relative_to(NOTEBOOKS_DIR))}
@@ -134,3 +134,17 @@ def test_relative_links_lead_to_decks_or_files(decks, path):
     assert not [link for link in links if link.endswith(".ipynb")]
     for link in links:
         assert (deck_path(path).parent / link).is_file(), link
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
+def test_a_deck_holds_the_notice_it_shows_without_its_assets(decks, path):
+    """Hidden at first; the deck's own script shows it if reveal.js did not load."""
+    notice = re.search(r'<p ([^>]*\bid="deck-needs-assets"[^>]*)>([^<]*)</p>', decks[path])
+    assert notice and re.search(r"\bhidden\b", notice[1]) and notice[2].strip() == NEEDS_ASSETS
+    assert decks[path].index("deck-needs-assets") < decks[path].index('<div class="reveal">')
+
+
+def test_a_notebook_from_elsewhere_gets_its_deck_at_the_top(tmp_path):
+    assert deck_path(tmp_path / "tall.ipynb", tmp_path / "out") == tmp_path / "out/tall.slides.html"
+    lesson = NOTEBOOKS_DIR / "01-custom-function" / "1-beginner.ipynb"
+    assert deck_path(lesson, tmp_path) == tmp_path / "01-custom-function/1-beginner.slides.html"

@@ -5,9 +5,10 @@
 A deck opens offline, from the file itself: it loads only build/slides/assets/, which holds
 reveal.js and MathJax from slides/node_modules (pinned in slides/package-lock.json; `make
 slides` runs `npm ci`) and slides/deck/fit.js, which splits a slide too tall for the screen
-into sub-slides. The template, slides/deck/, is nbconvert's reveal template without its CDN
-links. Every heading starts a slide (tests/test_notebooks.py); the answers a notebook folds
-away (cells tagged "answer") wait on a last slide, Answers; links to notebooks lead to decks.
+into sub-slides and marks one that still scrolls. The template, slides/deck/, is nbconvert's
+reveal template without its CDN links; a deck copied without assets/ says so. Every heading
+starts a slide (tests/test_notebooks.py); the answers a notebook folds away (cells tagged
+"answer") wait on a last slide, Answers; links to notebooks lead to decks.
 """
 
 import os
@@ -27,6 +28,7 @@ OUT = ROOT / "build" / "slides"
 ASSETS = "assets"  # build/slides/assets/, shared by every deck
 ANSWER_TAG = "answer"
 ANSWERS_TITLE = "Answers"
+NEEDS_ASSETS = "This deck needs the assets/ folder beside it: copy the whole build/slides/ folder."
 
 # Where each file a deck loads comes from, by its path under build/slides/assets/. MathJax's
 # single-file build needs nothing else but its fonts; the white theme embeds its own fonts.
@@ -45,8 +47,10 @@ RELATIVE_LINK = re.compile(r"\]\((?![a-z]+:|#)([^)\s#]+)")  # a Markdown link's 
 
 
 def deck_path(notebook: Path, out: Path = OUT) -> Path:
-    """Where a notebook's deck goes: its folder kept, as two lessons share file names."""
-    return out / notebook.relative_to(NOTEBOOKS).with_suffix(".slides.html")
+    """Where a notebook's deck goes: its folder kept, as two lessons share file names (one
+    from outside notebooks/ goes to the top)."""
+    where = notebook.relative_to(NOTEBOOKS) if notebook.is_relative_to(NOTEBOOKS) else notebook.name
+    return out / Path(where).with_suffix(".slides.html")
 
 
 def is_heading(cell: nbformat.NotebookNode) -> bool:
@@ -129,7 +133,11 @@ def build(notebooks: list[Path], out: Path = OUT) -> list[Path]:
         exporter.reveal_url_prefix = f"{assets}/reveal"
         html, _ = exporter.from_notebook_node(
             for_slides(nbformat.read(notebook, as_version=4), notebook, deck),
-            resources={"deck_assets": assets, "metadata": {"name": notebook.stem}},
+            resources={
+                "deck_assets": assets,
+                "deck_needs_assets": NEEDS_ASSETS,
+                "metadata": {"name": notebook.stem},
+            },
         )
         write_atomically(deck, html.encode())
         decks.append(deck)
