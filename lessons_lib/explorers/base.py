@@ -5,11 +5,13 @@ and the picture (picture.py and front.js, the browser's half). A point move is t
 browser's business (front.js draws it from the curves it holds); the kernel learns the
 new point through the slider and answers only for a point between samples. Any other
 input needs the kernel, which measures new curves (throttled while a slider is dragged)
-and sends them to the picture.
+and sends them to the picture. So does a new size: the page says how much room the
+picture has, and the kernel draws the curves it holds again at that size.
 """
 
 import base64
 import html
+import math
 from abc import ABCMeta, abstractmethod
 from typing import Protocol
 
@@ -19,7 +21,7 @@ from traitlets import MetaHasTraits
 
 from lessons_lib.display import message_box
 from lessons_lib.explorers.controls import Control
-from lessons_lib.explorers.drawing import STORED_PNG_LEVEL, WIDTH, BlitFigure
+from lessons_lib.explorers.drawing import STORED_PNG_LEVEL, WIDTH, BlitFigure, Size
 from lessons_lib.explorers.picture import Picture, exact_values, pack_rows
 from lessons_lib.explorers.throttle import Throttle
 
@@ -77,12 +79,18 @@ class ExplorerWidget(widgets.VBox, metaclass=_WidgetABCMeta):
                 "boxes": [[control.slider, *control.boxes] for control in controls],
             },
         )
-        self.message = widgets.HTML(layout=widgets.Layout(width=f"{WIDTH}px"))
+        self.message = widgets.HTML()
         self._stale = True  # an input of the curves changed since they were measured
-        self._revision = 0  # counts the curves sent to the picture
+        self._measured_with = []  # the inputs' values when the curves were measured
+        self._revision = 0  # counts the pictures sent
         self._throttle = Throttle(self.update)
         self.point_slider.observe(self._on_point, "value")
-        super().__init__([self.picture, self.message, *(control.row() for control in controls)])
+        self.picture.observe(self._on_size, "size")
+        super().__init__(
+            [self.picture, self.message, *(control.row() for control in controls)],
+            # As wide as the output area, up to the widest picture: rows and picture align.
+            layout=widgets.Layout(max_width=f"{WIDTH}px"),
+        )
         self.add_class("lessons-explorer")  # a stable hook for the browser tests and CSS
         self.update()
 
@@ -117,18 +125,32 @@ class ExplorerWidget(widgets.VBox, metaclass=_WidgetABCMeta):
         if not self._stale:
             return
         self._stale = False
+        self._measured_with = [input.value for input in self.inputs]
         self.curves = self.measure()
         show_problems(self.message, self.curves.failure, self.curves.problems, self.way_on)
+        self._draw_and_send()
+
+    def _draw_and_send(self) -> None:
+        """Draw the curves at the picture's size and send them, with where everything sits."""
         self.plot.draw_curves(self.curves)
         self._revision += 1
         meta = {
             "revision": self._revision,
-            "inputs": [input.value for input in self.inputs],
+            "inputs": self._measured_with,
             **self.meta(),
             "panels": self.plot.panels(),
+            "size": self.plot.size.as_dict(),
+            "smallest_font": self.plot.smallest_font(),
         }
         samples = pack_rows(self.curves.rows())
         self.picture.show(self.plot.background_png(), samples, meta, self._exact())
+
+    def _on_size(self, change: dict) -> None:
+        """The page has room for another size (or another screen density): draw again."""
+        size = Size.asked(change["new"])
+        if size is not None and size != self.plot.size:
+            self.plot.resize(size)
+            self._draw_and_send()
 
     def point_values(self) -> dict:
         """The values at the point slider: read from the samples when the point is on one
@@ -159,6 +181,15 @@ class ExplorerWidget(widgets.VBox, metaclass=_WidgetABCMeta):
         bundle["text/plain"] = self.summary
         bundle["image/png"] = base64.b64encode(self.png()).decode("ascii")
         return bundle
+
+
+def coarse(value: float) -> str:
+    """A measured value as the static text says it: to two decimals, so that it reads the
+    same on every CPU (the notebooks' stored text is compared), "unknown" if NaN."""
+    if math.isnan(value):
+        return "unknown"
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text
 
 
 def show_problems(

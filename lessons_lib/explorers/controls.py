@@ -8,9 +8,7 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 
-from lessons_lib.explorers.drawing import WIDTH
-
-BOX_WIDTH = 160  # pixels: the number box beside a slider; slider and box span the picture
+BOX_WIDTH = 160  # CSS px: the number box beside a slider; the slider takes the rest of the row
 
 
 @dataclass(frozen=True)
@@ -22,18 +20,20 @@ class Control:
     name: str
 
     def row(self) -> widgets.HBox:
-        """The slider and its box(es) on one line, as wide as the picture."""
+        """The slider and its box(es) on one line, as wide as the explorer (the picture's width
+        at most)."""
         self.slider.add_class(self.name)
-        return widgets.HBox([self.slider, *self.boxes], layout=widgets.Layout(width=f"{WIDTH}px"))
+        return widgets.HBox([self.slider, *self.boxes], layout=widgets.Layout(width="100%"))
 
 
-def slider_options(boxes: int = 1) -> dict:
-    """What every explorer slider shares: live updates, and room for its number box(es)."""
+def slider_options() -> dict:
+    """What every explorer slider shares: live updates, and the row's width but its box(es)."""
     return {
         "continuous_update": True,
         "readout": False,  # the number box beside it shows and takes the value
         "style": {"description_width": "9em"},
-        "layout": widgets.Layout(width=f"{WIDTH - boxes * BOX_WIDTH}px"),
+        # Grows and shrinks with the row; min_width 0, or its content's width would hold it.
+        "layout": widgets.Layout(width="auto", flex="1 1 auto", min_width="0"),
     }
 
 

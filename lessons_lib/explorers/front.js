@@ -11,11 +11,16 @@
 // it can run the learner's Function): until their curves arrive the picture says "updating…".
 // Each slider's number box is linked to it here too, in the browser, so a typed x is drawn
 // at once, and the box shows the slider's value without the float noise of its steps.
+// The picture is as wide as its container lets it be (a projector's 1280x720 window gives
+// it about 700 px): the page tells the kernel the width and the screen's devicePixelRatio,
+// and the kernel draws again at that size, its fonts fixed in CSS pixels. Until it has,
+// the picture it drew before is shown stretched.
 
 // The kernel's picture_style (`style` below) says the rest: the layout of `samples`
 // (style.rows, x first), what the readout shows at the point (style.keys), and whether x
 // steps on a log scale.
 const REFERENCE = "IPY_MODEL_"; // how ipywidgets writes a reference to another widget
+const SETTLE_MS = 150; // a resize asks the kernel for a new picture once it rests this long
 
 /** A number as Python's f"{v:.4g}" writes it; "—" when unknown. Ties round away from zero. */
 export function formatNumber(v) {
@@ -61,6 +66,21 @@ export function sampleIndex(xs, x, tolerance, log = false) {
   const close =
     index >= 0 && index < n && Math.abs(t(xs[index]) - t(x)) <= tolerance * Math.abs(width);
   return close ? index : -1;
+}
+
+/**
+ * The picture's size in CSS pixels for a container `available` px wide: as wide as it
+ * lets it be, from style.min_width to style.max_width, at style.aspect but style.min_height
+ * high at least. Whole pixels, so a canvas holds exactly width x devicePixelRatio pixels.
+ */
+export function pictureSize(available, style) {
+  const width = Math.max(style.min_width, Math.min(style.max_width, Math.floor(available)));
+  return { width, height: Math.max(style.min_height, Math.round(width / style.aspect)) };
+}
+
+/** The pixels of a picture of `size` CSS pixels on a screen of `ratio` device pixels per px. */
+export function backingSize(size, ratio) {
+  return [Math.round(size.width * ratio), Math.round(size.height * ratio)];
 }
 
 /** What the picture shows at x: from a sample, from the kernel's exact values, or unknown. */
@@ -239,9 +259,15 @@ function clipTo(context, panel) {
   context.clip();
 }
 
-/** The moving parts: a line across both panels at x, and each known value's marker. */
-function drawMovingParts(context, at, style, panels) {
-  context.clearRect(0, 0, style.width, style.height);
+/**
+ * The moving parts: a line across both panels at x, and each known value's marker.
+ * `scale`: device pixels per CSS pixel of the picture the kernel drew (the panels' boxes
+ * are in those), in x and y; more or less than devicePixelRatio while it draws anew.
+ */
+function drawMovingParts(context, at, style, panels, [scaleX, scaleY]) {
+  context.setTransform(1, 0, 0, 1, 0, 0);
+  context.clearRect(0, 0, context.canvas.width, context.canvas.height);
+  context.setTransform(scaleX, 0, 0, scaleY, 0, 0);
   for (const panel of panels) {
     context.save();
     clipTo(context, panel);
@@ -286,21 +312,18 @@ function drawMovingParts(context, at, style, panels) {
   }
 }
 
-function layer(style, scale) {
+function layer() {
   const canvas = document.createElement("canvas");
-  canvas.width = Math.round(style.width * scale);
-  canvas.height = Math.round(style.height * scale);
   canvas.setAttribute("aria-hidden", "true");
-  Object.assign(canvas.style, {
-    position: "absolute",
-    left: "0",
-    top: "0",
-    width: `${style.width}px`,
-    height: `${style.height}px`,
-  });
-  const context = canvas.getContext("2d");
-  context.setTransform(scale, 0, 0, scale, 0, 0);
-  return [canvas, context];
+  Object.assign(canvas.style, { position: "absolute", left: "0", top: "0" });
+  return [canvas, canvas.getContext("2d")];
+}
+
+/** Give a layer `size` in CSS pixels and one pixel per device pixel (this clears it). */
+function sizeLayer(canvas, size) {
+  [canvas.width, canvas.height] = backingSize(size, size.ratio);
+  canvas.style.width = `${size.width}px`;
+  canvas.style.height = `${size.height}px`;
 }
 
 function writeReadout(readout, words, style) {
@@ -343,9 +366,9 @@ async function render({ model, el }) {
   const picture = document.createElement("div");
   picture.className = "explorer-picture";
   picture.setAttribute("role", "img");
-  picture.style.cssText = `position: relative; width: ${style.width}px; height: ${style.height}px;`;
-  const [back, backContext] = layer(style, 1); // the kernel's PNG, pixel for pixel
-  const [front, frontContext] = layer(style, window.devicePixelRatio || 1);
+  picture.style.position = "relative";
+  const [back, backContext] = layer(); // the kernel's PNG, pixel for pixel once it caught up
+  const [front, frontContext] = layer(); // the moving parts
   const badge = document.createElement("div");
   badge.className = "explorer-badge";
   badge.textContent = "updating…";
@@ -360,15 +383,41 @@ async function render({ model, el }) {
   readout.setAttribute("aria-live", "polite");
   el.append(picture, readout);
 
-  let shown = { samples: null, meta: null }; // the curves on screen
+  let shown = { samples: null, meta: null, bitmap: null }; // the curves on screen
   let latest = 0; // the newest curves received: a slower, older decode is dropped
   let closed = false; // the view was removed
+  let size = null; // the picture's CSS size and devicePixelRatio: {width, height, ratio}
+  let requested = null; // the size last asked of the kernel
+  let settling = null; // the timer that asks once a resize has settled
+
+  /** Device pixels per CSS pixel of the kernel's picture, in x and y. */
+  function scale() {
+    const drawn = shown.meta.size;
+    return [back.width / drawn.width, back.height / drawn.height];
+  }
+
+  function drawBackground() {
+    backContext.clearRect(0, 0, back.width, back.height);
+    if (shown.bitmap) backContext.drawImage(shown.bitmap, 0, 0, back.width, back.height);
+  }
+
+  /** For tests and benchmarks: the size drawn, the image's pixels, the smallest font shown. */
+  function describeSize() {
+    const drawn = shown.meta.size;
+    Object.assign(picture.dataset, {
+      drawnWidth: String(drawn.width),
+      drawnRatio: String(drawn.ratio),
+      imageWidth: String(shown.bitmap.width),
+      imageHeight: String(shown.bitmap.height),
+      smallestFont: String((shown.meta.smallest_font * size.width) / drawn.width),
+    });
+  }
 
   function drawPoint() {
     const { samples, meta } = shown;
     if (!meta) return;
     const at = pointAt(point.get("value"), samples, model.get("exact"), meta, style);
-    drawMovingParts(frontContext, at, style, meta.panels);
+    drawMovingParts(frontContext, at, style, meta.panels, scale());
     const words = describe(at, style, meta);
     writeReadout(readout, words, style);
     picture.setAttribute("aria-label", words.alt);
@@ -392,14 +441,65 @@ async function render({ model, el }) {
     const png = new Blob([model.get("background")], { type: "image/png" });
     const bitmap = await createImageBitmap(png); // decoded off the main thread
     if (closed || ticket !== latest) return bitmap.close();
-    backContext.clearRect(0, 0, style.width, style.height);
-    backContext.drawImage(bitmap, 0, 0, style.width, style.height);
-    bitmap.close();
-    shown = { samples, meta };
+    shown.bitmap?.close();
+    shown = { samples, meta, bitmap }; // the bitmap is kept: a resize draws it again
+    drawBackground();
+    describeSize();
     picture.dataset.revision = String(meta.revision);
     drawPoint();
     showBusy();
   }
+
+  /** Tell the kernel the size to draw at: the first at once, later ones once settled. */
+  function ask() {
+    clearTimeout(settling);
+    const wanted = { ...size };
+    const send = () => {
+      if (closed || sameValues(Object.values(wanted), Object.values(requested ?? {}))) return;
+      requested = wanted;
+      model.set("size", wanted);
+      model.save_changes();
+    };
+    if (requested === null) send();
+    else settling = setTimeout(send, SETTLE_MS); // a dragged window edge resizes many times
+  }
+
+  /** Show the picture at `next` ({width, height, ratio}), stretching what it holds. */
+  function resize(next) {
+    size = next;
+    picture.style.width = `${size.width}px`;
+    picture.style.height = `${size.height}px`;
+    sizeLayer(back, size);
+    sizeLayer(front, size);
+    if (!shown.meta) return;
+    drawBackground();
+    describeSize();
+    drawPoint();
+  }
+
+  /** Size the picture to its container and the screen; ask the kernel to draw it anew. */
+  function fit() {
+    if (closed || el.clientWidth === 0) return; // not laid out (yet): nothing to measure
+    const next = { ...pictureSize(el.clientWidth, style), ratio: window.devicePixelRatio || 1 };
+    if (requested !== null && sameValues(Object.values(next), Object.values(size))) return;
+    resize(next);
+    ask();
+  }
+
+  // Resized in a later frame: resizing inside the observer's callback would resize what it
+  // observes again, which the browser reports as an error ("ResizeObserver loop").
+  const resizes = new ResizeObserver(() => requestAnimationFrame(fit));
+  resizes.observe(el);
+  let density = null; // a media query that changes when devicePixelRatio does (zoom, screen)
+  function watchDensity() {
+    density = matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`);
+    density.addEventListener("change", onDensity, { once: true });
+  }
+  function onDensity() {
+    fit();
+    if (!closed) watchDensity();
+  }
+  watchDensity();
 
   let handles = null;
   function watchHandles() {
@@ -416,9 +516,15 @@ async function render({ model, el }) {
   point.on("change:value", drawPoint);
   for (const input of inputs) input.on("change:value", showBusy);
   watchHandles();
+  const { width, height } = model.get("meta").size; // as the kernel drew it, until measured
+  resize({ width, height, ratio: window.devicePixelRatio || 1 });
   await showCurves();
   return () => {
     closed = true;
+    clearTimeout(settling);
+    resizes.disconnect();
+    density.removeEventListener("change", onDensity);
+    shown.bitmap?.close();
     point.off("change:value", drawPoint);
     for (const input of inputs) input.off("change:value", showBusy);
     handles?.disconnect();

@@ -28,6 +28,8 @@ class Picture(anywidget.AnyWidget):
     samples = traitlets.Bytes(b"").tag(sync=True)  # float64 rows, named by picture_style.rows
     meta = traitlets.Dict().tag(sync=True)  # revision, inputs measured with, panels, and so on
     exact = traitlets.Dict().tag(sync=True)  # the values at an x between samples, or {}
+    # Set by the page: the picture's room in CSS px (width, height) and devicePixelRatio.
+    size = traitlets.Dict().tag(sync=True)
     # Fixed: kind, rows, names, colours, markers. Not named `style`: ipywidgets' front end
     # takes a DOMWidget's `style` (and `layout`) for a style widget and builds a view of it.
     picture_style = traitlets.Dict().tag(sync=True)

@@ -1,14 +1,17 @@
 """base: the widget both explorers share, driven through the smallest explorer that uses it."""
 
+import io
 import math
 from dataclasses import dataclass, field
 
 import ipywidgets as widgets
 import numpy as np
 import pytest
+from PIL import Image
 
-from lessons_lib.explorers.base import ExplorerWidget, show_problems
+from lessons_lib.explorers.base import ExplorerWidget, coarse, show_problems
 from lessons_lib.explorers.controls import Control, box_for
+from lessons_lib.explorers.drawing import HEIGHT, WIDTH
 from lessons_lib.explorers.sampling import sample_index
 from tests.explorers.test_drawing import OneDot
 
@@ -132,3 +135,41 @@ def test_the_display_bundle_holds_the_summary_and_a_png_of_the_point():
     ex = LineExplorer()
     bundle = ex._repr_mimebundle_()
     assert bundle["text/plain"] == "a line" and bundle["image/png"].startswith("iVBOR")
+
+
+def test_a_new_size_from_the_page_draws_the_same_curves_again_at_that_size():
+    ex = LineExplorer()
+    assert ex.picture.meta["size"] == {"width": WIDTH, "height": HEIGHT, "ratio": 1.0}
+    ex.picture.size = {"width": 704, "height": 440, "ratio": 2}
+    meta = ex.picture.meta
+    assert meta["revision"] == 2 and meta["size"] == {"width": 704, "height": 440, "ratio": 2.0}
+    assert ex.measured == [2.0]  # the curves held are drawn again, not measured again
+    assert Image.open(io.BytesIO(ex.picture.background)).size == (1408, 880)
+    assert meta["panels"][0]["box"] == pytest.approx([50, 10, 634, 390], abs=0.5)  # CSS px
+    assert meta["smallest_font"] == pytest.approx(12)
+    ex.picture.size = {"width": 704, "height": 440, "ratio": 2.0}  # the same again: nothing
+    ex.picture.size = {"width": "nonsense"}  # refused: nothing either
+    assert ex.picture.meta["revision"] == 2
+
+
+def test_a_resize_while_an_input_waits_to_be_measured_says_what_the_curves_were_measured_with():
+    ex = LineExplorer()
+    ex._throttle.request = lambda: None  # the new slope's update has not run yet
+    ex.slope.value = 3.0
+    ex.picture.size = {"width": 704, "height": 440, "ratio": 1}
+    # The front end still shows "updating…": the curves on screen are the slope 2 ones.
+    assert ex.picture.meta["inputs"] == [2.0] and ex.measured == [2.0]
+    ex.update()
+    assert ex.picture.meta["inputs"] == [3.0]
+    assert ex.picture.meta["size"]["width"] == 704  # a later update keeps the page's size
+
+
+def test_coarse_values_read_the_same_on_any_cpu():
+    assert [coarse(v) for v in [0.4799999999, 0.48000001, -1e-12, 1e-12, 2.0]] == [
+        "0.48",
+        "0.48",
+        "0.00",
+        "0.00",
+        "2.00",
+    ]
+    assert coarse(math.nan) == "unknown"

@@ -12,6 +12,7 @@ import random
 import numpy as np
 import pytest
 
+from lessons_lib.explorers.drawing import Size
 from lessons_lib.explorers.gradient.curves import KEYS, Curves, grid
 from lessons_lib.explorers.picture import FRONT_END, exact_values
 from lessons_lib.explorers.sampling import ON_GRID
@@ -159,3 +160,16 @@ def test_a_step_reads_each_dtypes_error_and_where_h_sits_against_its_best_step(f
     assert between["known"] and between["float32"] == 2e-4 and math.isnan(between["float64"])
     failed = front("describe", at, style, {**meta, "best": {}})
     assert "nothing was measured" in failed["verdict"]
+
+
+def test_the_picture_takes_the_width_it_is_given_within_its_bounds_in_whole_pixels(front):
+    style = {"max_width": 960, "min_width": 480, "min_height": 440, "aspect": 1.6}
+    assert front("pictureSize", 802, style) == {"width": 802, "height": 501}
+    assert front("pictureSize", 802.7, style) == {"width": 802, "height": 501}  # never wider
+    assert front("pictureSize", 1500, style) == {"width": 960, "height": 600}
+    assert front("pictureSize", 600, style) == {"width": 600, "height": 440}  # legends' room
+    assert front("pictureSize", 300, style) == {"width": 480, "height": 440}
+    # Each canvas: one pixel per device pixel, as the kernel draws (drawing.Size.pixels).
+    for width, height, ratio in [(802, 501, 2), (642, 401, 1.25), (700, 438, 1.5)]:
+        size = Size(width, height, ratio)
+        assert front("backingSize", {"width": width, "height": height}, ratio) == list(size.pixels)

@@ -3,6 +3,8 @@
 Layer: the kernel's Agg image (the shared machinery is ../drawing.py). The two panels'
 lines are updated in place on a curve change; the point's line and markers are the
 moving parts, drawn by the browser (../front.js) or blitted here for the static picture.
+The margins are in CSS px, the legends' column as wide as its widest legend: a narrower
+picture narrows the panels only.
 """
 
 import numpy as np
@@ -12,12 +14,16 @@ from matplotlib.figure import Figure
 
 from lessons_lib.display import PALETTE
 from lessons_lib.explorers.drawing import (
-    FONT,
+    FIRST_SIZE,
+    TEXT_PX,
+    TITLE_PX,
     BlitFigure,
     Markers,
+    Size,
     blank_figure,
     moving_markers,
     point_line,
+    points,
 )
 from lessons_lib.explorers.gradient.curves import Curves, Setup
 
@@ -27,13 +33,21 @@ MARKERS: Markers = {
     "true": (1, PALETTE["black"], "D", 7),
 }
 MOVING = ["vline_top", "vline_bottom", "forward_marker", "custom_marker", "true_marker"]
+# CSS px: room for the y label and ticks five characters wide (-1500), the top panel's title,
+# the x ticks and label, the bottom one's title between them, gaps beside the legends.
+LEFT, TOP, BOTTOM, BETWEEN, GAP = 84, 30, 54, 44, 10
 
 
 class Plot(BlitFigure):
     """The gradient explorer's figure: forward on top, backward against the truth below."""
 
-    def __init__(self, setup: Setup) -> None:
-        super().__init__(*_build_figure(setup))
+    def __init__(self, setup: Setup, size: Size = FIRST_SIZE) -> None:
+        self.setup = setup
+        super().__init__(size)
+
+    def build(self, size: Size) -> tuple[Figure, FigureCanvasAgg, dict]:
+        """One figure, two panels, every artist created once and later updated in place."""
+        return _build_figure(self.setup, size)
 
     def draw_curves(self, curves: Curves) -> None:
         """Put new curves into the lines and redraw the panels; the point is left out."""
@@ -77,19 +91,18 @@ def limits(*arrays: np.ndarray | None, include_zero: bool = False) -> tuple[floa
     return float(low - pad), float(high + pad)
 
 
-def _build_figure(setup: Setup) -> tuple[Figure, FigureCanvasAgg, dict]:
-    """One figure, two panels, every artist created once and later updated in place."""
-    figure, canvas = blank_figure(left=0.08, right=0.64, top=0.93, bottom=0.1, hspace=0.4)
+def _build_figure(setup: Setup, size: Size) -> tuple[Figure, FigureCanvasAgg, dict]:
+    figure, canvas = blank_figure(size, left=LEFT, right=size.width / 2, top=TOP, bottom=BOTTOM)
     top, bottom = figure.subplots(2, 1, sharex=True)
     artists = _lines(setup, top, bottom) | moving_markers((top, bottom), MARKERS)
     artists["vline_top"], artists["vline_bottom"] = point_line(top, 0.0), point_line(bottom, 0.0)
-    top.set_ylabel("output", fontsize=FONT)
-    bottom.set_ylabel("gradient", fontsize=FONT)
+    top.set_ylabel("output", fontsize=points(TITLE_PX))
+    bottom.set_ylabel("gradient", fontsize=points(TITLE_PX))
     for ax in (top, bottom):
-        ax.tick_params(labelsize=FONT - 2)
+        ax.tick_params(labelsize=points(TEXT_PX))
         ax.grid(True, color="#dddddd")
         ax.axhline(0.0, color="#999999", lw=1)
-    _titles_and_legends(figure, setup, artists)
+    _titles_and_legends(figure, setup, artists, size)
     return figure, canvas, artists
 
 
@@ -128,38 +141,49 @@ def _lines(setup: Setup, top: Axes, bottom: Axes) -> dict:
     }
 
 
-def _titles_and_legends(figure: Figure, setup: Setup, a: dict) -> None:
-    """Titles, x label, legends and the preset's note.
+def _titles_and_legends(figure: Figure, setup: Setup, a: dict, size: Size) -> None:
+    """Titles, x label, legends and the preset's note, the panels narrowed to make room.
 
     They belong to the figure, not the panels: they never change, so they are drawn once
     into the static layer and not again on every range change.
     """
     top, bottom = figure.axes
     shown = [a["forward"], a["reference"]] if setup.reference is not None else [a["forward"]]
-    for ax, title, handles in [
-        (top, "forward: what the Function computes", shown),
-        (
-            bottom,
-            "gradient: what backward returns, and the truth",
-            [a["custom"], a["true"], a["disagree"]],
-        ),
+    legends = [
+        figure.legend(handles=handles, loc="upper left", fontsize=points(TEXT_PX))
+        for handles in (shown, [a["custom"], a["true"], a["disagree"]])
+    ]
+    note_style = {"fontsize": points(TEXT_PX), "va": "top", "gid": "note"}
+    notes = [figure.text(0, 0, setup.note, **note_style)] if setup.note else []
+    renderer = figure.canvas.get_renderer()
+    column = max(item.get_window_extent(renderer).width for item in [*legends, *notes])
+    panels = size.height - TOP - BOTTOM - BETWEEN
+    figure.subplots_adjust(right=1 - (column / size.ratio + 2 * GAP) / size.width)
+    figure.subplots_adjust(hspace=BETWEEN / (panels / 2))
+    beside = GAP / size.width  # the legends' column starts this far right of the panels
+    above = 6 / size.height  # a title sits this far above its panel
+    for ax, title, legend in [
+        (top, "forward: what the Function computes", legends[0]),
+        (bottom, "gradient: what backward returns, and the truth", legends[1]),
     ]:
         box = ax.get_position()
-        figure.text(box.x0, box.y1 + 0.015, title, fontsize=FONT, va="bottom")
-        figure.legend(
-            handles=handles,
-            loc="upper left",
-            bbox_to_anchor=(box.x1 + 0.015, box.y1),
-            fontsize=FONT - 2,
-        )
+        figure.text(box.x0, box.y1 + above, title, fontsize=points(TITLE_PX), va="bottom")
+        legend.set_bbox_to_anchor((box.x1 + beside, box.y1), transform=figure.transFigure)
     box = bottom.get_position()
-    if setup.note:
-        figure.text(box.x1 + 0.015, box.y0, setup.note, fontsize=FONT - 2, va="bottom", gid="note")
-    figure.text(
+    # The note under the bottom legend, however many lines the legend took; it may reach
+    # into the margin below the panels, where only the x axis' label is, centred under them.
+    under = legends[1].get_window_extent(renderer)
+    left, top = figure.transFigure.inverted().transform((under.x0, under.y0))
+    for note in notes:
+        note.set_position((left, top - 4 / size.height))
+    label = figure.text(
         (box.x0 + box.x1) / 2,
-        0.01,
+        4 / size.height,
         f"x (input {setup.vary} of {setup.name}; the others held)" if setup.hold else "x",
-        fontsize=FONT,
+        fontsize=points(TITLE_PX),
         ha="center",
         va="bottom",
     )
+    if label.get_window_extent(renderer).x0 < 4 * size.ratio:  # wider than narrow panels
+        label.set_horizontalalignment("left")
+        label.set_x(4 / size.width)

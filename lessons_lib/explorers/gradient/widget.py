@@ -10,7 +10,7 @@ import math
 import ipywidgets as widgets
 import numpy as np
 
-from lessons_lib.explorers.base import ExplorerWidget
+from lessons_lib.explorers.base import ExplorerWidget, coarse
 from lessons_lib.explorers.controls import Control, box_for, number_box, slider_options
 from lessons_lib.explorers.drawing import style
 from lessons_lib.explorers.gradient.curves import KEYS, ROWS, Curves, Param, Setup, grid
@@ -40,7 +40,7 @@ class Explorer(ExplorerWidget):
     def _controls(self, x_range: tuple[float, float], point: float, scale: float) -> list[Control]:
         """The point, the range, the scale and each parameter: a slider with its number box(es)."""
         lo, hi = x_range
-        options = slider_options()  # one layout for the sliders with one box
+        options = slider_options()
         step = point_step(lo, hi, self.setup.samples)
         self.point_slider = widgets.FloatSlider(
             value=point, min=lo, max=hi, step=step, description="x", **options
@@ -104,10 +104,23 @@ class Explorer(ExplorerWidget):
 
     @property
     def summary(self) -> str:
-        return (
-            f"Gradient explorer for {self.setup.name}: drag the sliders to move along x "
-            "(a static picture where widgets cannot run)."
+        """What the picture shows, at which x, and whether backward and the truth agree there."""
+        (lo, hi), at, name = self.range_slider.value, self.point_values(), self.setup.name
+        truth = "intended" if self.setup.grad_reference is not None else "true"
+        scale = self.scale_slider.value
+        shown = (
+            f"Gradient explorer for {name} on [{lo:g}, {hi:g}]: forward on top, backward against "
+            f"the {truth} gradient below (grad_out = {scale:g}), at x = {at['x']:g}: "
         )
+        if self.curves.failure is not None:
+            return f"{shown}nothing to compare, as {self.curves.failure}."
+        backward, true = coarse(at["custom"]), coarse(at["true"])
+        if "unknown" in (backward, true):
+            verdict = f"backward {backward} and the {truth} gradient {true} cannot be compared"
+        else:
+            word = "disagree" if at["differ"] else "agree"
+            verdict = f"backward {backward} and the {truth} gradient {true} {word}"
+        return f"{shown}forward {coarse(at['forward'])}; {verdict}."
 
 
 def on_a_sample(point: float, x_range: tuple[float, float], samples: int) -> float:
@@ -133,7 +146,7 @@ def range_slider(lo: float, hi: float) -> widgets.FloatRangeSlider:
         max=hi + 2 * width,
         step=width / 100,
         description="x range",
-        **slider_options(boxes=2),
+        **slider_options(),
     )
 
 

@@ -35,6 +35,8 @@ STEPS = np.array([10 ** (-k / STEPS_PER_DECADE) for k in range(DECADES * STEPS_P
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 KEYS = tuple(DTYPES)  # what the readout shows at a step, in order
 ROWS = ("x", *KEYS)  # the samples the picture gets, in order (StepCurves.rows); x is h
+# An error this many times the model's estimate is beyond it: something else dominates.
+BEYOND_THE_MODEL = 10.0
 
 
 @dataclass(frozen=True)
@@ -224,7 +226,7 @@ def _roundoff_scale(setup: StepSetup, x: float, slope: float, dtype: torch.dtype
     return abs(_value(setup, stored)) + abs(stored.item() * slope)
 
 
-def _note_beyond_the_model(curves: StepCurves, factor: float = 10.0) -> None:
+def _note_beyond_the_model(curves: StepCurves, factor: float = BEYOND_THE_MODEL) -> None:
     """Name the steps where the error is far above the model: something else dominates there."""
     for key, errors in curves.errors.items():
         model = curves.model[key]

@@ -3,7 +3,8 @@
 Layer: the kernel's Agg image (the shared machinery is ../drawing.py, BlitFigure): the
 curves, the model and the best steps are drawn with the panel; the step's line and its
 markers are the moving parts, drawn by the browser (../front.js) or blitted here
-for the static picture.
+for the static picture. The margins are in CSS px, the legend's column as wide as the
+widest legend it may have to show: a narrower picture narrows the panel only.
 """
 
 import textwrap
@@ -14,12 +15,17 @@ from matplotlib.figure import Figure
 
 from lessons_lib.display import PALETTE
 from lessons_lib.explorers.drawing import (
-    FONT,
+    DPI,
+    FIRST_SIZE,
+    TEXT_PX,
+    TITLE_PX,
     BlitFigure,
     Markers,
+    Size,
     blank_figure,
     moving_markers,
     point_line,
+    points,
 )
 from lessons_lib.explorers.steps.curves import KEYS, STEPS, StepCurves, StepSetup
 
@@ -30,14 +36,23 @@ LOOKS = {  # dtype: colour, measured marker, model line style (they differ in gr
 MARKERS: Markers = {key: (0, colour, marker, 12) for key, (colour, marker, _) in LOOKS.items()}
 LEGEND_WIDTH = 30  # characters: a wrapped legend entry stays inside the picture
 MOVING = ["step_line", *(f"{key}_marker" for key in KEYS)]
+# CSS px: room for the y ticks and label, the title, the x ticks and label, and the gaps
+# around the legend's column.
+LEFT, TOP, BOTTOM, GAP = 84, 34, 56, 10
+# The longest reason a legend may give for a missing optimum: what the column must hold.
+LONGEST_REASON = "no round-off at x: the model favours smaller h"
 
 
 class StepPlot(BlitFigure):
     """One log-log panel: measured error and model per dtype, the best steps marked."""
 
-    def __init__(self, setup: StepSetup) -> None:
-        super().__init__(*_build_figure(setup))
+    def __init__(self, setup: StepSetup, size: Size = FIRST_SIZE) -> None:
         self.setup = setup
+        super().__init__(size)
+
+    def build(self, size: Size) -> tuple[Figure, FigureCanvasAgg, dict]:
+        """The panel and every artist, created once and later updated in place."""
+        return _build_figure(self.setup, size)
 
     def draw_curves(self, curves: StepCurves) -> None:
         """Put one point's errors, model and best steps into the panel and redraw it."""
@@ -56,7 +71,8 @@ class StepPlot(BlitFigure):
         slope = (
             "" if np.isnan(curves.slope) else f": {self.setup.slope_label} says {curves.slope:.6g}"
         )
-        ax.set_title(f"{self.setup.name} at x = {curves.x:g}{slope}", fontsize=FONT, loc="left")
+        title = f"{self.setup.name} at x = {curves.x:g}{slope}"
+        ax.set_title(title, fontsize=points(TITLE_PX), loc="left")
         _legend(ax)  # again: the best steps' labels changed
         self.redraw_panels()
 
@@ -75,7 +91,7 @@ def _best_label(key: str, best: float, why_not: str | None) -> str:
         return f"{key} best h"
     words = f"{key} best h ≈ {best:.1g}" if why_not is None else f"{key} ε^(1/3) ≈ {best:.1g}"
     if not STEPS[-1] <= best <= STEPS[0]:
-        words += " (off the grid)"
+        words += "\n(off the grid)"
     if why_not is None:
         return words
     return f"{words}\n" + textwrap.fill(f"(rule of thumb: {why_not})", LEGEND_WIDTH)
@@ -90,14 +106,14 @@ def _error_limits(curves: StepCurves) -> tuple[float, float]:
     return float(values.min()) / 10, float(values.max()) * 10
 
 
-def _legend(ax: object) -> None:
+def _legend(ax: object) -> object:
     """The legend, beside the panel; it belongs to the panel, as the best steps' labels change."""
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=FONT - 3)
+    beside = 1 + GAP * ax.figure.dpi / DPI / ax.get_window_extent().width  # device px
+    return ax.legend(loc="upper left", bbox_to_anchor=(beside, 1.0), fontsize=points(TEXT_PX))
 
 
-def _build_figure(setup: StepSetup) -> tuple[Figure, FigureCanvasAgg, dict]:
-    """The panel and every artist, created once and later updated in place."""
-    figure, canvas = blank_figure(left=0.1, right=0.62, top=0.9, bottom=0.12)
+def _build_figure(setup: StepSetup, size: Size) -> tuple[Figure, FigureCanvasAgg, dict]:
+    figure, canvas = blank_figure(size, left=LEFT, right=size.width / 2, top=TOP, bottom=BOTTOM)
     ax = figure.subplots()
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -112,17 +128,38 @@ def _build_figure(setup: StepSetup) -> tuple[Figure, FigureCanvasAgg, dict]:
         a[f"{key}_best"] = ax.axvline(1.0, color=colour, ls=":", lw=2, label=f"{key} best h")
     a |= moving_markers((ax,), MARKERS)
     a["step_line"] = point_line(ax, 1.0)  # 1, not 0: the x axis is logarithmic
-    ax.set_xlabel("step h", fontsize=FONT)
-    ax.set_ylabel(f"|central difference - {setup.slope_label}|", fontsize=FONT - 2)
-    ax.tick_params(labelsize=FONT - 2)
+    ax.set_xlabel("step h", fontsize=points(TITLE_PX))
+    ax.set_ylabel(f"|central difference - {setup.slope_label}|", fontsize=points(TEXT_PX))
+    ax.tick_params(labelsize=points(TEXT_PX))
     ax.grid(True, color="#dddddd")
     # The model's formula, once, under the legend: it never changes, so it is static.
-    figure.text(
-        0.645,
-        0.12,
+    model = figure.text(
+        0,
+        0,
         "model: h² |f'''| / 6 + ε (|f| + |x f'|) / h\nε: the dtype's machine epsilon",
-        fontsize=FONT - 3,
+        fontsize=points(TEXT_PX),
         va="bottom",
     )
-    _legend(ax)
+    column = _widest_legend(ax, [a[f"{key}_best"] for key in KEYS], model)
+    figure.subplots_adjust(right=1 - (column / size.ratio + 2 * GAP) / size.width)
+    # Under the legend, aligned with its frame.
+    frame = _legend(ax).get_window_extent(canvas.get_renderer())
+    left, _ = figure.transFigure.inverted().transform((frame.x0, 0))
+    model.set_position((left, ax.get_position().y0))
     return figure, canvas, a
+
+
+def _widest_legend(ax: object, best: list, model: object) -> float:
+    """Device pixels across the widest of the model's formula and the legend, with the
+    longest labels the best steps' lines may have: a model's step off the grid, or the
+    rule of thumb (always on the grid) with the longest reason."""
+    renderer = ax.figure.canvas.get_renderer()
+    labels = [line.get_label() for line in best]
+    widths = [model.get_window_extent(renderer).width]
+    for step, reason in [(5e-20, None), (5e-3, LONGEST_REASON)]:
+        for line, key in zip(best, KEYS, strict=True):
+            line.set_label(_best_label(key, step, reason))
+        widths.append(_legend(ax).get_window_extent(renderer).width)
+    for line, label in zip(best, labels, strict=True):
+        line.set_label(label)
+    return max(widths)

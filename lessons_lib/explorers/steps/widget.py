@@ -13,6 +13,7 @@ from lessons_lib.explorers.controls import Control, box_for, number_box, slider_
 from lessons_lib.explorers.drawing import style
 from lessons_lib.explorers.sampling import ON_GRID
 from lessons_lib.explorers.steps.curves import (
+    BEYOND_THE_MODEL,
     DECADES,
     KEYS,
     ROWS,
@@ -93,10 +94,35 @@ class StepExplorer(ExplorerWidget):
 
     @property
     def summary(self) -> str:
-        return (
-            f"Step-size explorer for {self.setup.name} at x = {self.x_slider.value:g}: drag "
-            "the step h to move along the V (a static picture where widgets cannot run)."
+        """What the picture shows, at which h, each dtype's best step and whether the error at
+        h is what the model expects: coarse, so it reads the same on every CPU."""
+        curves, h = self.curves, self.step_slider.value
+        shown = (
+            f"Step-size explorer for {self.setup.name} at x = {curves.x:g}: the error of a central "
+            f"difference against {self.setup.slope_label} for steps h from 1 to 1e-15, in "
+            f"float32 and float64, on log scales, at h = {h:.0e}. "
         )
+        if curves.failure is not None:
+            return f"{shown}Nothing was measured, as {curves.failure}."
+        best = ", ".join(
+            f"{key} about {curves.best[key]:.0e}"
+            + ("" if curves.from_model[key] else " (the rule of thumb ε^(1/3))")
+            for key in KEYS
+        )
+        point, index = self.point_values(), curves.index_of(h)
+        far = [
+            key
+            for key in KEYS
+            if index is not None and point[key] > BEYOND_THE_MODEL * curves.model[key][index] > 0
+        ]
+        verdict = (
+            f"the {' and '.join(far)} {'errors are' if len(far) > 1 else 'error is'} more "
+            f"than {BEYOND_THE_MODEL:g} times the "
+            "model's estimate: something else dominates, such as a wrong backward"
+            if far
+            else f"each error is within {BEYOND_THE_MODEL:g} times the model's estimate"
+        )
+        return f"{shown}Best steps: {best}. At h = {h:.0e} {verdict}."
 
     def __repr__(self) -> str:
         return f"<step-size explorer for {self.setup.name}>"

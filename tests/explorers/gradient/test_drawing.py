@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 import torch
 from matplotlib.colors import to_hex
+from matplotlib.text import Text
 from PIL import Image
 
-from lessons_lib import Cube, RoundSTE, explore
+from lessons_lib import Cube, RoundSTE, SigmoidSpike, explore
 from lessons_lib.display import PALETTE
-from lessons_lib.explorers.drawing import HEIGHT, WIDTH
+from lessons_lib.explorers.drawing import HEIGHT, MIN_HEIGHT, MIN_WIDTH, WIDTH, Size
 from lessons_lib.explorers.gradient.drawing import MARKERS, Plot, limits
 from tests.learner_functions import cube, function, save_and, saved
 from tests.pictures import green_pixels, pixels
@@ -137,3 +138,62 @@ def test_limits_ignore_a_lone_spike_and_keep_zero_when_asked():
     assert limits(values)[1] < 1e3
     assert limits(np.array([2.0, 3.0]), include_zero=True)[0] < 0
     assert limits(None) == (-1.0, 1.0)
+
+
+def texts_and_legends(figure):
+    """Every piece of text drawn: tick labels in view, titles, notes, and each legend whole."""
+    found = [*figure.texts, *figure.legends]
+    for ax in figure.axes:
+        found += [ax.title, ax._left_title, ax.xaxis.label, ax.yaxis.label, ax.get_legend()]
+        for labels, (lo, hi), along in [
+            (ax.get_xticklabels(), sorted(ax.get_xlim()), 0),
+            (ax.get_yticklabels(), sorted(ax.get_ylim()), 1),
+        ]:
+            found += [t for t in labels if lo <= t.get_position()[along] <= hi]
+    return [t for t in found if t is not None and (not isinstance(t, Text) or t.get_text())]
+
+
+@pytest.mark.parametrize(
+    "size",
+    [Size(802, 501, 1.0), Size(704, 440, 2.0), Size(MIN_WIDTH, MIN_HEIGHT, 1.0), Size()],
+    ids=str,
+)
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: explore(RoundSTE),  # a note under the legends
+        lambda: explore(SigmoidSpike),
+        lambda: explore(Cube, x_range=(-12, 12)),  # y ticks four digits wide
+        lambda: explore(CubeWrongPower, lambda t: t**3),
+    ],
+)
+def test_at_any_width_every_text_is_inside_the_picture_and_legible(make, size):
+    ex = make()
+    plot = Plot(ex.setup, size)
+    plot.draw_curves(ex.curves)
+    plot.png()
+    renderer = plot.canvas.get_renderer()
+    across, down = size.pixels
+    panels = [ax.get_window_extent() for ax in plot.figure.axes]
+    for item in texts_and_legends(plot.figure):
+        box = item.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.x1 <= across and box.y0 >= 0 and box.y1 <= down, item
+    beside = plot.figure.legends + [t for t in plot.figure.texts if t.get_gid() == "note"]
+    for box in [item.get_window_extent(renderer) for item in beside]:
+        assert all(box.x0 > panel.x1 for panel in panels), "a legend over a panel"
+    # Titles, x label, legends and note: none over another.
+    boxes = [item.get_window_extent(renderer) for item in plot.figure.texts + plot.figure.legends]
+    for one, other in itertools.combinations(boxes, 2):
+        assert not one.overlaps(other), "texts over one another"
+    assert plot.smallest_font() >= 12
+
+
+def test_a_picture_has_the_same_layout_in_css_pixels_at_any_screen_density():
+    ex = explore(RoundSTE)
+    boxes = []
+    for ratio in (1.0, 2.0):
+        plot = Plot(ex.setup, Size(802, 501, ratio))
+        plot.draw_curves(ex.curves)
+        boxes.append([panel["box"] for panel in plot.panels()])
+        assert Image.open(io.BytesIO(plot.background_png())).size == (802 * ratio, 501 * ratio)
+    assert np.asarray(boxes[0]) == pytest.approx(np.asarray(boxes[1]), abs=1)

@@ -127,6 +127,26 @@ def test_display_bundle_holds_a_png_beside_the_widget_view_and_stable_text():
     assert repr(explore(Cube)) == "<gradient explorer for Cube>"
 
 
+def test_the_text_beside_the_static_picture_says_what_it_shows_at_which_x_and_the_verdict():
+    assert explore(RoundSTE).summary == (
+        "Gradient explorer for RoundSTE on [-2.5, 2.5]: forward on top, backward against the "
+        "true gradient below (grad_out = 1), at x = 0.4: forward 0.00; backward 1.00 and the "
+        "true gradient 0.00 disagree."
+    )
+    cube = explore(Cube, point=1.5, scale=2.0)
+    assert cube.summary.endswith(
+        "(grad_out = 2), at x = 1.5: forward 3.38; backward 13.50 and the true gradient "
+        "13.50 agree."
+    )
+    cube.point_slider.value = 0.515  # between samples: measured there, as the picture shows
+    assert cube.curves.index_of(0.515) is None
+    assert "at x = 0.515: forward 0.14; backward 1.59" in cube.summary
+    straight = explore(RoundSTE, torch.round, grad_reference=lambda t, g: g)
+    assert straight.summary.endswith("backward 1.00 and the intended gradient 1.00 agree.")
+    broken = explore(OnlyPositive, x_range=(-1, 1))
+    assert broken.summary.endswith(f"nothing to compare, as {broken.curves.failure}.")
+
+
 def test_the_static_picture_shows_the_current_point():
     ex = explore(Cube, x_range=(-2, 2))
     before = ex.png()

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from lessons_lib import Cube, Square
-from lessons_lib.explorers.drawing import HEIGHT, WIDTH, style
-from lessons_lib.explorers.steps.drawing import MARKERS
+from lessons_lib.explorers.drawing import HEIGHT, MIN_HEIGHT, MIN_WIDTH, WIDTH, Size, style
+from lessons_lib.explorers.steps.drawing import MARKERS, StepPlot
 from lessons_lib.explorers.steps.explore import explore_steps
+from tests.explorers.gradient.test_drawing import texts_and_legends
 from tests.pictures import green_pixels, pixels
 
 
@@ -46,7 +47,7 @@ def test_the_legend_names_each_dtypes_best_step_the_rule_of_thumb_and_what_is_of
         "float64 ε^(1/3) ≈ 6e-06\n(rule of thumb: f''' = 0: the\nmodel favours larger h)" in square
     )
     far = legend_texts(explore_steps(Cube, 1000.0, x_range=(-1000, 1000)))
-    assert "float32 best h ≈ 6 (off the grid)" in far
+    assert "float32 best h ≈ 6\n(off the grid)" in far
 
 
 def test_the_y_axis_reaches_down_to_the_smallest_error():
@@ -69,3 +70,33 @@ def test_the_browser_draws_circles_for_float32_and_squares_for_float64():
     markers = style(MARKERS)["markers"]
     assert markers["float32"]["shape"] == "circle" and markers["float64"]["shape"] == "square"
     assert markers["float32"]["panel"] == markers["float64"]["panel"] == 0
+
+
+@pytest.mark.parametrize(
+    "size",
+    [Size(802, 501, 1.0), Size(704, 440, 2.0), Size(MIN_WIDTH, MIN_HEIGHT, 1.0), Size()],
+    ids=str,
+)
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: explore_steps(Cube, 3.0),
+        lambda: explore_steps(Square, 2.0),  # the rule of thumb, its reason wrapped
+        lambda: explore_steps(Cube, 1000.0, x_range=(-1000, 1000)),  # a best step off the grid
+    ],
+)
+def test_at_any_width_every_text_is_inside_the_picture_and_the_legend_beside_the_panel(make, size):
+    ex = make()
+    plot = StepPlot(ex.setup, size)
+    plot.draw_curves(ex.curves)
+    plot.png()
+    renderer = plot.canvas.get_renderer()
+    across, down = size.pixels
+    (panel,) = [ax.get_window_extent() for ax in plot.figure.axes]
+    for item in texts_and_legends(plot.figure):
+        box = item.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.x1 <= across and box.y0 >= 0 and box.y1 <= down, item
+    (ax,) = plot.figure.axes
+    for item in [ax.get_legend(), *plot.figure.texts]:  # the legend, the model's formula
+        assert item.get_window_extent(renderer).x0 > panel.x1
+    assert plot.smallest_font() >= 12

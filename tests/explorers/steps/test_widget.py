@@ -9,10 +9,11 @@ import pytest
 from IPython.core.formatters import DisplayFormatter
 from PIL import Image
 
-from lessons_lib import Cube
+from lessons_lib import Cube, Square
 from lessons_lib.explorers.drawing import HEIGHT, WIDTH
 from lessons_lib.explorers.steps.curves import STEPS, measure_step
 from lessons_lib.explorers.steps.explore import explore_steps
+from tests.explorers.steps.test_curves import TypoCube
 from tests.explorers.steps.test_explore import OnlyPositive
 
 
@@ -86,10 +87,28 @@ def test_display_bundle_holds_a_png_of_the_current_step_beside_the_widget_view()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     png = base64.b64decode(bundle["image/png"])
     assert Image.open(io.BytesIO(png)).size == (WIDTH, HEIGHT)
-    assert bundle["text/plain"].startswith("Step-size explorer for Cube at x = 2:")
+    assert bundle["text/plain"] == (
+        "Step-size explorer for Cube at x = 2: the error of a central difference against "
+        "Cube's backward for steps h from 1 to 1e-15, in float32 and float64, on log scales, "
+        "at h = 1e-04. Best steps: float32 about 1e-02, float64 about 2e-05. At h = 1e-04 "
+        "each error is within 10 times the model's estimate."
+    )
     assert repr(ex) == "<step-size explorer for Cube>"
     ex.step_slider.value = float(STEPS[40])
     assert ex.png() != png
+
+
+def test_the_text_beside_the_static_picture_names_a_floor_and_the_rule_of_thumb():
+    typo = explore_steps(TypoCube, 3.0)  # backward says 18 where the slope is 27
+    assert typo.summary.endswith(
+        "At h = 1e-04 the float32 and float64 errors are more than 10 times the model's "
+        "estimate: something else dominates, such as a wrong backward."
+    )
+    square = explore_steps(Square, 2.0)  # the third derivative is 0: the model has no optimum
+    rule = "float32 about 5e-03 (the rule of thumb ε^(1/3)), float64 about 6e-06"
+    assert f"Best steps: {rule} (the rule of thumb" in square.summary
+    broken = explore_steps(OnlyPositive, -1.0)
+    assert broken.summary.endswith(f"Nothing was measured, as {broken.curves.failure}.")
 
 
 def test_a_broken_function_shows_its_message_and_the_sliders_still_work():
