@@ -5,7 +5,11 @@ import io
 import numpy as np
 from PIL import Image
 
-from lessons_lib.explorers.drawing import POINT_LINE
+from lessons_lib.explorers.drawing import MIN_HEIGHT, MIN_WIDTH, POINT_LINE, Size
+
+# The sizes the explorers' drawing tests draw at: a 1280x720 projector's output area, a
+# narrower one at devicePixelRatio 2, the narrowest, and the widest (the default).
+DRAWING_SIZES = [Size(802, 501, 1.0), Size(704, 440, 2.0), Size(MIN_WIDTH, MIN_HEIGHT, 1.0), Size()]
 
 
 def pixels(png: bytes) -> np.ndarray:

@@ -127,7 +127,9 @@ def test_when_colabs_sessions_api_does_not_answer_the_cell_says_how_to_install(t
     colab.server.shutdown()
     colab.server.server_close()  # nothing listens on that port any more
     out, calls = colab.run()
-    assert out.count("\n") == 1 and out.startswith("Colab did not say where this notebook came from")
+    assert out.count("\n") == 1 and out.startswith(
+        "Colab did not say where this notebook came from"
+    )
     assert "%pip install" in out and calls == []
 
 

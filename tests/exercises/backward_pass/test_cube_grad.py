@@ -159,11 +159,9 @@ def test_the_learners_cube_is_restored_exactly_even_when_cube_grad_raises():
         learner("def cube_grad(x):\n    Cube.apply(x.detach()).sum().backward()", Cube=cube)
     )
     assert dict(vars(cube)) == before  # same objects: nothing added, nothing left wrapped
-    assert (
-        "apply" not in vars(cube)
-        and inspect.getattr_static(cube, "apply")
-        is inspect.getattr_static(torch.autograd.Function, "apply")
-    )
+    assert "apply" not in vars(cube) and inspect.getattr_static(
+        cube, "apply"
+    ) is inspect.getattr_static(torch.autograd.Function, "apply")
 
 
 def test_a_learners_cube_that_drops_grad_out_is_caught_although_sum_hides_it():

@@ -12,10 +12,10 @@ from PIL import Image
 
 from lessons_lib import Cube, RoundSTE, SigmoidSpike, explore
 from lessons_lib.display import PALETTE
-from lessons_lib.explorers.drawing import HEIGHT, MIN_HEIGHT, MIN_WIDTH, WIDTH, Size
+from lessons_lib.explorers.drawing import HEIGHT, WIDTH, Size
 from lessons_lib.explorers.gradient.drawing import MARKERS, Plot, limits
 from tests.learner_functions import cube, function, save_and, saved
-from tests.pictures import green_pixels, pixels
+from tests.pictures import DRAWING_SIZES, green_pixels, pixels
 
 CubeWrongPower = function("CubeWrongPower", save_and(cube), lambda ctx, g: g * 2 * saved(ctx) ** 2)
 
@@ -153,11 +153,7 @@ def texts_and_legends(figure):
     return [t for t in found if t is not None and (not isinstance(t, Text) or t.get_text())]
 
 
-@pytest.mark.parametrize(
-    "size",
-    [Size(802, 501, 1.0), Size(704, 440, 2.0), Size(MIN_WIDTH, MIN_HEIGHT, 1.0), Size()],
-    ids=str,
-)
+@pytest.mark.parametrize("size", DRAWING_SIZES, ids=str)
 @pytest.mark.parametrize(
     "make",
     [

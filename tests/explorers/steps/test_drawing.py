@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from lessons_lib import Cube, Square
-from lessons_lib.explorers.drawing import HEIGHT, MIN_HEIGHT, MIN_WIDTH, WIDTH, Size, style
+from lessons_lib.explorers.drawing import HEIGHT, WIDTH, style
 from lessons_lib.explorers.steps.drawing import MARKERS, StepPlot
 from lessons_lib.explorers.steps.explore import explore_steps
 from tests.explorers.gradient.test_drawing import texts_and_legends
-from tests.pictures import green_pixels, pixels
+from tests.pictures import DRAWING_SIZES, green_pixels, pixels
 
 
 def legend_texts(ex):
@@ -72,11 +72,7 @@ def test_the_browser_draws_circles_for_float32_and_squares_for_float64():
     assert markers["float32"]["panel"] == markers["float64"]["panel"] == 0
 
 
-@pytest.mark.parametrize(
-    "size",
-    [Size(802, 501, 1.0), Size(704, 440, 2.0), Size(MIN_WIDTH, MIN_HEIGHT, 1.0), Size()],
-    ids=str,
-)
+@pytest.mark.parametrize("size", DRAWING_SIZES, ids=str)
 @pytest.mark.parametrize(
     "make",
     [
