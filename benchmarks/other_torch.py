@@ -31,13 +31,14 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import tomllib
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tools.installed_env import dist
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build"
@@ -47,10 +48,6 @@ TORCH_PIN = re.compile(r"^torch==[^\s#;]+", re.M)
 INCLUDE_LEARNERS_LIST = re.compile(r"^(-r|--requirement)\s+requirements\.txt\s*$", re.M)
 # Any other include, made absolute: the rewritten list is written outside the repository.
 OTHER_INCLUDE = re.compile(r"^(-r|--requirement)\s+(?!/)(\S+)", re.M)
-# What lessons_lib's own package needs to install from a copy (kept out of the repository's
-# build/ folder, where setuptools would otherwise write build/lib).
-PACKAGE_FILES = ("pyproject.toml", "README.md", "lessons_lib")
-
 # Tests about the course's own .venv, not about lessons_lib: they would run that .venv (and
 # build it where it is missing), so they say nothing about the other torch. Found by running
 # the suite in build/torch-2.14.1/.
@@ -122,16 +119,10 @@ def build(torch_version: str, venv: Path, log) -> tuple[Path, bool]:
     )
     pip = [python, "-m", "pip", "install", "--disable-pip-version-check"]
     run_logged([*pip, "-r", pins], log)  # pip's cache kept; a reused venv only checks pins
-    with tempfile.TemporaryDirectory() as copy:
-        for name in PACKAGE_FILES:
-            source = ROOT / name
-            if source.is_dir():
-                ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-                shutil.copytree(source, Path(copy) / name, ignore=ignore)
-            else:
-                shutil.copy(source, copy)
-        # Reinstalled every run: a non-editable copy would otherwise go stale.
-        run_logged([*pip, "--no-deps", "--force-reinstall", copy], log)
+    # The wheel tests/test_installed_course.py checks, reinstalled every run: a non-editable
+    # install would otherwise go stale.
+    wheel, _ = dist(log)
+    run_logged([*pip, "--no-deps", "--force-reinstall", wheel], log)
     # Every kernel of the course's environments loads the plain-English hints (as `make`
     # installs them); stored outputs count on them.
     (venv / "etc" / "ipython").mkdir(parents=True, exist_ok=True)
