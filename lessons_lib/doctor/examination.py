@@ -105,7 +105,7 @@ class Examination(Record):
             if not sample.first and not all_finite(ref.output):
                 return True  # the reference is undefined here too
             failure = run.failure
-            self.add(say.error(failure.stage, failure.kind, failure.message, _where(sample)))
+            self.add(say.error(failure, _where(sample), run.saved))
             return False
         if run.mutated_inputs:
             self.add(say.mutates_input([self.names[i] for i in run.mutated_inputs]))
@@ -123,7 +123,7 @@ class Examination(Record):
         if run.scaled_failure is not None:  # training sends negative grad_outs too
             failure = run.scaled_failure
             where = f"{sample.label}, with grad_out doubled and negated"
-            self.add(say.error(failure.stage, failure.kind, failure.message, where))
+            self.add(say.error(failure, where, run.saved))
         first_order.compare_dtypes_and_shapes(self, run, sample.inputs)
         kinks = first_order.compare_gradients(self, run, expected, ref.output, sample)
         first_order.compare_layouts(self, run, sample)

@@ -36,8 +36,8 @@ CODES = (
 # first; the researcher track is further reading, or the one place an idea is taught
 # (ONLY_RESEARCHER).
 NO_SECTION = {  # what "Read more" says where no lesson section covers the idea
-    "error": "no lesson section covers errors in your own code: PyTorch's message above names "
-    "the problem, and for the messages learners meet most, “How to fix it” adds the usual cause",
+    "error": "no lesson section covers errors in your own code: the message and the line above "
+    "name the problem",
     "grad-shape": "no developer section covers a gradient's shape: “Why it matters” and "
     "“How to fix it” above explain it",
     "grad-dtype": "no lesson section covers a gradient's dtype: “Why it matters” and “How to "

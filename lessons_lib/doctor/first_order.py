@@ -26,7 +26,7 @@ from lessons_lib.doctor.evidence import (
 from lessons_lib.doctor.findings import Finding
 from lessons_lib.doctor.non_finite import trace_non_finite
 from lessons_lib.doctor.samples import Sample, transposable, upstream_gradient
-from lessons_lib.running import EngineRun, differentiable, ones_upstream
+from lessons_lib.running import EngineRun, Failure, differentiable, ones_upstream
 
 if TYPE_CHECKING:  # the examination passes itself in; importing it here would be circular
     from lessons_lib.doctor.record import Record
@@ -91,7 +91,8 @@ def refusal(run: EngineRun, inputs: tuple, names: list[str]) -> Finding:
         wrong_kind = not isinstance(got, torch.Tensor) or got.shape != x.shape
         if differentiable(x) and got is not None and wrong_kind:
             return say.grad_shape(names[i], got, x)
-    return say.error("backward", "RuntimeError", f"autograd refused its result: {run.refused}")
+    refused = Failure("backward", "RuntimeError", f"autograd refused its result: {run.refused}")
+    return say.error(refused)
 
 
 def compare_dtypes_and_shapes(exam: "Record", run: EngineRun, inputs: tuple) -> None:
@@ -136,6 +137,7 @@ def compare_gradients(
         if wrong.any() and exam.grad_reference is None:
             kinks[i] = accepted_at_kinks(exam.reference, wrong, sample.inputs, i, got)
             wrong &= ~kinks[i]
+            exam.kinks.update(x.detach()[kinks[i]].flatten().tolist())
         if how is not None:
             evidence = evidence_lines(
                 wrong, sample.inputs, exam.names, want, got, at=i, quotes=quoted

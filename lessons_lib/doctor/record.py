@@ -37,6 +37,7 @@ class Record:
         self.notes: list[str] = []
         self.points: list[str] = []  # "12 values of the sample", ...
         self.skipped = 0  # points outside the reference's domain
+        self.kinks: set[float] = set()  # inputs where backward differed at a kink, accepted
         self.double_checked = self.jvp_checked = False
         self.scaling_checked = self.layout_checked = False  # what the clean bill may claim
         self.sample: Sample | None = None  # the sample being examined
@@ -69,6 +70,8 @@ class Record:
         return clean_bill(
             self.points,
             self.skipped,
+            sorted(self.kinks),
+            declared=self.grad_reference is not None,
             scaling=self.scaling_checked,
             layout=self.layout_checked,
             double_backward=self.double_checked,

@@ -1,6 +1,7 @@
 """The doctor's Report: its verdict on one Function, as plain text and as HTML."""
 
 import html
+import re
 from collections.abc import Sequence
 
 from lessons_lib.display import message_box
@@ -75,17 +76,32 @@ class Report:
 def clean_bill(
     points: list[str],
     skipped: int,
+    kinks: list[float],
     *,
+    declared: bool,
     scaling: bool,
     layout: bool,
     double_backward: bool,
     jvp: bool,
 ) -> str:
     """What a report with no findings says the doctor checked, and where."""
+    what = (
+        "Forward values match the reference and gradients match grad_reference (the rule you "
+        "declared)"
+        if declared
+        else "Forward values and gradients match the reference"
+    )
     parts = [
-        f"Forward values and gradients match the reference at {_listed(points)}"
+        f"{what} at {_listed(points)}"
         + (f" ({skipped} outside the reference's domain skipped)" if skipped else "")
     ]
+    if kinks:
+        where = ", ".join(f"{k:g}" for k in kinks[:4]) + (", ..." if len(kinks) > 4 else "")
+        parts[0] += (
+            f", except at {_counted(len(kinks), 'points')} where the reference has a kink "
+            f"({where}): there backward's gradient differs from the reference's but lies "
+            "between its one-sided slopes, which is valid at a kink"
+        )
     if scaling:
         parts.append("the gradient scales with grad_out")
     if layout:
@@ -101,11 +117,17 @@ def clean_bill(
     return "; ".join(parts)
 
 
+def _counted(count: int, label: str) -> str:
+    """'1 point of the sample', '12 points of the sample': the label's "points" in number."""
+    label = re.sub(r"\bpoints\b", "point", label) if count == 1 else label
+    return f"{count} {label}"
+
+
 def _listed(parts: list[str]) -> str:
     """Parts such as "12 points of the sample" as one list, the tail samples merged."""
     merged: dict[str, int] = {}
     for part in parts:  # several tail samples read as one
         count, label = part.split(" ", 1)
         merged[label] = merged.get(label, 0) + int(count)
-    items = [f"{count} {label}" for label, count in merged.items()]
+    items = [f"{_counted(count, label)}" for label, count in merged.items()]
     return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]

@@ -2,9 +2,10 @@
 
 - `contained()`: a learner's code runs with torch's global state put back and its warnings
   caught, whatever it does.
-- `refusal()`: the first case when the learner passed the wrong kind of thing, under the
-  course's one policy: `Cube` and `Cube.apply` both mean the Function.
-- `ExerciseCheck`: the verdict, one Case per check, the first failure in full, an optional
+- `refused()`: the one-line verdict when the learner passed the wrong kind of thing (or
+  nothing), under the course's one policy: `Cube` and `Cube.apply` both mean the Function.
+- `ExerciseCheck`: the verdict, one Case per check (passed, failed, or not checked yet),
+  the first failure in full, an optional
   aside (such as every other bug missed), and hints revealed one step at a time (the idea,
   then the API, then the answer); as plain text or HTML.
 """
@@ -12,21 +13,25 @@
 import copy
 import html
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-import torch
-
 from lessons_lib.display import message_box
-from lessons_lib.running import as_function, describe_non_function, preserved_global_state, short
+from lessons_lib.running import as_function, preserved_global_state
+from lessons_lib.running.arguments import is_plain_function, what_was_passed, wrong_argument
 
 FIX_FIRST = "Fix this one first, then run the check again."
+FIX_THE_FIRST = "fix the first problem, then run the check again"
 
 
 @dataclass(frozen=True)
 class Case:
-    """One check of a learner's answer: what was tried and, if it failed, what to do."""
+    """One check of a learner's answer: what was tried and, if it failed, what to do.
+
+    Three states: passed (✓), failed (✗), and not checked yet (○, `checked=False`), for a
+    check an earlier problem stopped; only a check that ran is ever shown as passed or failed.
+    """
 
     name: str
     passed: bool
@@ -34,12 +39,23 @@ class Case:
     got: str = ""
     fix: str = ""
     read: str = ""  # where the course teaches this (sections.read_more)
-    counted: bool = True  # False: not judged, because an earlier problem makes it meaningless
+    checked: bool = True  # False: not run, because an earlier problem makes it meaningless
 
     @classmethod
-    def not_counted(cls, name: str, why: str) -> "Case":
-        """A check left unjudged: shown as not passed, with the reason, and never a 'fix'."""
-        return cls(name, False, got=f"not counted: {why}", counted=False)
+    def not_checked(cls, name: str, why: str = "") -> "Case":
+        """A check that did not run: neither ✓ nor ✗, with the reason, and never a 'fix'."""
+        return cls(name, False, got=why or FIX_THE_FIRST, checked=False)
+
+    @property
+    def mark(self) -> str:
+        return "✓" if self.passed else "✗" if self.checked else "○"
+
+    @property
+    def line(self) -> str:
+        """The case's line in a verdict: its mark, its name and, if it did not run, why."""
+        if self.checked:
+            return f"{self.mark} {self.name}"
+        return f"{self.mark} {self.name} (not checked yet: {self.got})"
 
 
 @dataclass(frozen=True)
@@ -64,7 +80,8 @@ class ExerciseCheck:
 
     `hints` is a ladder revealed on request: `.hint(n)` shows the first n steps, and an
     unfinished verdict ends by saying how to ask (`hint_call` with `{}` for the level).
-    `aside` is shown under the first problem, when there is one.
+    `aside` is shown under the first problem, when there is one. `refused` replaces all of
+    it with one line, for a wrong or missing argument (exercises.base.refused).
     """
 
     def __init__(
@@ -75,6 +92,7 @@ class ExerciseCheck:
         hint_call: str = "",
         shown: int = 0,
         aside: Aside | None = None,
+        refused: str = "",
     ) -> None:
         self.name = name
         self.cases = list(cases)
@@ -82,29 +100,37 @@ class ExerciseCheck:
         self.hint_call = hint_call
         self.shown = shown
         self.aside = aside
+        self.refused = refused
+        self.hint_problem = ""  # a hint level that is not one: said, not ignored
 
     def hint(self, level: object = 1) -> "ExerciseCheck":
         """The same verdict with the first `level` hints shown (0 hides them); never raises."""
-        wanted = level if isinstance(level, int) else 0  # a bool is an int: True asks for 1
         shown = copy.copy(self)  # of the same class, with everything else kept
-        shown.shown = max(0, min(int(wanted), len(self.hints)))
+        if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+            shown.shown, shown.hint_problem = 0, hint_problem(level, len(self.hints))
+            return shown
+        shown.shown, shown.hint_problem = min(level, len(self.hints)), ""
         return shown
 
     @property
     def ok(self) -> bool:
-        """True when every check passed."""
-        return all(c.passed for c in self.cases)
+        """True when every check ran and passed."""
+        return not self.refused and all(c.passed for c in self.cases)
 
     @property
     def first_failure(self) -> Case | None:
-        """The first check that failed, or None."""
-        return next((c for c in self.cases if not c.passed), None)
+        """The first check that ran and failed, or None."""
+        return next((c for c in self.cases if c.checked and not c.passed), None)
 
     def _headline(self) -> str:
+        if self.refused:
+            return self.refused
         passed = sum(c.passed for c in self.cases)
         if self.ok:
             return f"{self.name}: all {passed} checks passed. Well done!"
-        return f"{self.name}: {passed} of {len(self.cases)} checks passed"
+        waiting = sum(not c.checked for c in self.cases)
+        later = f", {waiting} not checked yet" if waiting else ""
+        return f"{self.name}: {passed} of {len(self.cases)} checks passed{later}"
 
     def _shown_hints(self) -> list[tuple[str, Hint]]:
         total = len(self.hints)
@@ -128,7 +154,9 @@ class ExerciseCheck:
 
     def __str__(self) -> str:
         lines = [self._headline()]
-        lines += [f"  {'✓' if c.passed else '✗'} {c.name}" for c in self.cases]
+        if self.refused:
+            return "\n".join(lines + ([self.hint_problem] if self.hint_problem else []))
+        lines += [f"  {c.line}" for c in self.cases]
         failure = self.first_failure
         if failure is not None:
             lines += [
@@ -143,6 +171,8 @@ class ExerciseCheck:
             if aside is not None:
                 lines += [aside.title, *(f"  - {item}" for item in aside.items)]
             lines.append(FIX_FIRST)
+        if self.hint_problem:
+            lines.append(self.hint_problem)
         for title, h in self._shown_hints():
             lines.append(f"{title}: {h.text}")
             lines += ["    " + line if line else "" for line in h.code.splitlines()]
@@ -154,9 +184,10 @@ class ExerciseCheck:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        items = "".join(
-            f"<li>{'✓' if c.passed else '✗'} {html.escape(c.name)}</li>" for c in self.cases
-        )
+        if self.refused:
+            note = f"<p>{html.escape(self.hint_problem)}</p>" if self.hint_problem else ""
+            return message_box(self.refused, note, "problem")
+        items = "".join(f"<li>{html.escape(c.line)}</li>" for c in self.cases)
         body = f'<ul style="list-style: none; padding-left: 0.5em;">{items}</ul>'
         failure = self.first_failure
         if failure is not None:
@@ -172,6 +203,8 @@ class ExerciseCheck:
                 listed = "".join(f"<li>{html.escape(item)}</li>" for item in aside.items)
                 body += f"<p><b>{html.escape(aside.title)}</b></p><ul>{listed}</ul>"
             body += f"<p>{FIX_FIRST}</p>"
+        if self.hint_problem:
+            body += f"<p>{html.escape(self.hint_problem)}</p>"
         for title, h in self._shown_hints():
             code = f"<pre>{html.escape(h.code)}</pre>" if h.code else ""
             body += f"<p><b>{html.escape(title)}:</b> {html.escape(h.text)}</p>{code}"
@@ -179,6 +212,11 @@ class ExerciseCheck:
         if ask:
             body += f"<p><i>{html.escape(ask)}</i></p>"
         return message_box(self._headline(), body, "ok" if self.ok else "problem")
+
+
+def hint_problem(level: object, ladder: int) -> str:
+    """The line a verdict adds for a hint level that is not a whole number from 0 to `ladder`."""
+    return f"hint must be a whole number from 0 to {ladder}; you passed {what_was_passed(level)}."
 
 
 @contextmanager
@@ -192,52 +230,24 @@ def contained() -> Iterator[list[warnings.WarningMessage]]:
 
 
 @dataclass(frozen=True)
-class Refusal:
-    """The words of an exercise's first case, for when the wrong kind of thing was passed.
+class Wanted:
+    """What a self-check takes: its name, the learner's thing in words, and the right call."""
 
-    `call` is the check's right call with `{}` for the learner's name ("check_cube({})").
-    `got` describes a refused value for a check that wants a plain
-    function (a check that wants a class says it with running.describe_non_function); `fix`
-    may depend on the value.
-    """
-
-    name: str
-    expected: str
-    call: str
-    fix: str | Callable[[object], str]
-    got: Callable[[object], str] | None = None
+    check: str  # "check_cube"
+    wanted: str  # "your Cube class"
+    call: str  # "check_cube(Cube)"
+    wants_class: bool  # a Function (`Cube` or `Cube.apply`), else a plain function
 
 
-def refusal(value: object, words: Refusal, wants_class: bool) -> Case | None:
-    """The first case when `value` is not what the check wants; None when it is.
-
-    `wants_class=True`: the check wants the learner's Function (check_cube(Cube)), and
-    accepts `Cube` and `Cube.apply` alike. `wants_class=False`: it wants a plain function
-    (check_cube_grad(cube_grad)), and refuses a Function in either form, and anything not
-    callable.
-    """
-    if wants_class:
-        if as_function(value) is not None:
-            return None
-        got = describe_non_function(value, words.call)
-    else:
-        plain_function = callable(value) and as_function(value) is None
-        if plain_function and not isinstance(value, torch.Tensor):
-            return None
-        # A Function in either form is named as one; the exercise's words say the rest.
-        got = (words.got if words.got and as_function(value) is None else what_was_passed)(value)
-    fix = words.fix(value) if callable(words.fix) else words.fix
-    return Case(words.name, False, words.expected, got, fix)
-
-
-def what_was_passed(value: object) -> str:
-    """What was passed where a plain function was wanted: a Function, its apply, or a value."""
-    function = as_function(value)
-    if function is not None and function is not value:
-        return f"{function.__name__}.apply, a Function's apply"
-    if function is not None:
-        return f"the Function {function.__name__}"
-    return f"{type(value).__name__} {short(value)}"
+def refused(value: object, wanted: Wanted) -> ExerciseCheck | None:
+    """The one-line verdict when `value` is not what the check takes (or is missing); None
+    when it is. A Function is `Cube` or `Cube.apply`; a plain function is one the learner
+    wrote (def or lambda), never a built-in, a class or a Function's apply."""
+    fits = as_function(value) is not None if wanted.wants_class else is_plain_function(value)
+    if fits:
+        return None
+    line = wrong_argument(wanted.check, value, wanted.wanted, wanted.call)
+    return ExerciseCheck(wanted.check, [], refused=line)
 
 
 def learners_name(value: object, fallback: str = "") -> str:

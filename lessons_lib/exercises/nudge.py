@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import torch
 
 from lessons_lib.exercises import nudge_words as words
-from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refusal
+from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
 from lessons_lib.running import a_or_an, kind_and_size
+from lessons_lib.running.arguments import MISSING
 
 _TOLERANCE = 1e-9  # relative: every example below is exact to many more digits in float64
 
@@ -56,14 +57,14 @@ _CUBE = _Example(_cube, "x³", 3.0, 0.1)
 _SQUARE = _Example(_square, "x²", -1.0, 0.25)
 
 
-def check_nudge(fn: object, hint: int = 0) -> ExerciseCheck:
+def check_nudge(fn: object = MISSING, hint: object = 0) -> ExerciseCheck:
     """Check a beginner's my_nudge(f, x, h) against the both-ways nudge; never raises.
 
     `hint` (1, 2 or 3) also shows that many steps of the hint ladder.
     """
-    wrong = refusal(fn, words.REFUSAL, wants_class=False)
+    wrong = refused(fn, words.WANTED)
     if wrong is not None:
-        return ExerciseCheck("check_nudge", [wrong])
+        return wrong.hint(hint)
     with contained():
         cases = _cases(fn)
     return ExerciseCheck(_name(fn), cases, words.HINTS, words.HINT_CALL).hint(hint)
@@ -78,20 +79,15 @@ def _name(fn: Callable) -> str:
 def _cases(fn: Callable) -> list[Case]:
     got, signature_problem = _signature_problem(fn)
     if signature_problem:
-        untested = "not tried: my_nudge cannot be called with f, x and h yet"
+        untested = "my_nudge cannot be called with f, x and h yet"
         return [
             Case(words.RUNS, False, "def my_nudge(f, x, h):", got, signature_problem),
-            Case(_CUBE.name, False, got=untested),
-            Case(_SQUARE.name, False, got=untested),
+            Case.not_checked(_CUBE.name, untested),
+            Case.not_checked(_SQUARE.name, untested),
         ]
     runs, got, used_f = _run(fn, _CUBE)
     if got is None:
-        untested = "not checked yet: fix the problem above first"
-        return [
-            runs,
-            Case(_CUBE.name, False, got=untested),
-            Case(_SQUARE.name, False, got=untested),
-        ]
+        return [runs, Case.not_checked(_CUBE.name), Case.not_checked(_SQUARE.name)]
     square_runs, got_square, _ = _run(fn, _SQUARE)
     if got_square is None:  # ran on x³ but not on x²: say so under the x² example's name
         square_case = Case(_SQUARE.name, False, "one number", square_runs.got, square_runs.fix)

@@ -1,10 +1,7 @@
 """The words of check_nudge: its case names, its fixes for the usual slips and its hint
 ladder, in words a beginner on lesson 2 knows."""
 
-import torch
-
-from lessons_lib.exercises.base import Hint, Refusal
-from lessons_lib.running import a_or_an
+from lessons_lib.exercises.base import Hint, Wanted
 
 HINT_CALL = "check_nudge(my_nudge, hint={})"
 HINTS = (
@@ -31,32 +28,7 @@ NEVER_CALLED_F = (
 )
 
 
-def refused_fix(fn: object) -> str:
-    """What to pass instead of fn: my_nudge itself, not the number it gave back."""
-    if isinstance(fn, torch.Tensor | int | float):
-        return (
-            "You passed the result of calling my_nudge, not my_nudge itself. Pass the name "
-            "alone, with no brackets after it: check_nudge(my_nudge)."
-        )
-    return "Pass the function you wrote, by its name: check_nudge(my_nudge)."
-
-
-def refused_got(fn: object) -> str:
-    """What was passed instead of a function, in a beginner's words."""
-    if isinstance(fn, torch.Tensor):
-        return "a tensor"
-    if isinstance(fn, int | float):
-        return f"a number ({fn!r})"
-    return a_or_an(type(fn).__name__)
-
-
-REFUSAL = Refusal(
-    "you passed your function",
-    "the function you wrote: my_nudge",
-    "check_nudge({})",
-    refused_fix,
-    refused_got,
-)
+WANTED = Wanted("check_nudge", "your function my_nudge", "check_nudge(my_nudge)", wants_class=False)
 
 # The usual slips on x³ at 3, each named by the number it gives (nudge._cube_fix).
 UP_ONLY = "my_nudge nudged x upwards only: it measured between x and x + h. Nudge both ways, to x + h and to x - h, so the two places sit evenly around x."

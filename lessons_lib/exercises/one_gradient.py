@@ -15,7 +15,7 @@ class OneGradientWords:
     with what backward gave back."""
 
     name: str  # the case's name
-    error: Callable[[str], str]  # the fix, given backward's error message
+    error: Callable[[Run], str]  # the fix, given the run whose backward raised
     count: str  # {count}: how many things backward gave back
     none: str
     kind: str  # {kind}: "an int", "a list", ...
@@ -29,7 +29,7 @@ def one_gradient_case(run: Run, x: torch.Tensor, words: OneGradientWords) -> Cas
     failed = run.failure
     if failed is not None:
         got = f"backward stopped with an error: {failed.kind}: {failed.message}"
-        return Case(words.name, False, expected, got, words.error(failed.message))
+        return Case(words.name, False, expected, got, words.error(run))
     if len(run.grads) != 1:
         fix = words.count.format(count=len(run.grads))
         return Case(words.name, False, expected, plain(run.grads), fix)

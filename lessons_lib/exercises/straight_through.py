@@ -14,23 +14,24 @@ from dataclasses import replace
 import torch
 
 from lessons_lib.exercises import straight_through_words as words
-from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refusal
+from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
 from lessons_lib.exercises.one_gradient import one_gradient_case
 from lessons_lib.running import Run, as_function, plain, run_function
+from lessons_lib.running.arguments import MISSING
 
 # Uneven on purpose: a backward that ignores grad_out cannot match it by luck.
 _ROUND_X = (0.4, 1.6, 2.5, -1.2)  # 2.5 tells torch.round (to 2, the even one) from rounding up
 _ROUND_GRAD_OUT = (0.5, 2.0, -1.0, 3.0)
 
 
-def check_straight_through(fn: object, hint: int = 0) -> ExerciseCheck:
+def check_straight_through(fn: object = MISSING, hint: object = 0) -> ExerciseCheck:
     """Check a beginner's MyRound: forward rounds, backward passes grad_out through; never raises.
 
     `hint` (1, 2 or 3) also shows that many steps of the hint ladder.
     """
-    wrong = refusal(fn, words.REFUSAL, wants_class=True)
+    wrong = refused(fn, words.WANTED)
     if wrong is not None:
-        return ExerciseCheck("check_straight_through", [wrong])
+        return wrong.hint(hint)
     function = as_function(fn)
     with contained():
         cases = _straight_through_cases(function)
@@ -43,16 +44,14 @@ def _straight_through_cases(fn: type) -> list[Case]:
     run = run_function(fn, (x,), lambda output, index: grad_out.clone())
     forward_case = _round_forward_case(run, x)
     if run.failure is not None and run.failure.stage == "forward":
-        untested = words.FORWARD_STOPPED
         return [
             forward_case,
-            Case(words.GIVES_ONE, False, got=untested),
-            Case(words.PASSES_ON, False, got=untested),
+            Case.not_checked(words.GIVES_ONE),
+            Case.not_checked(words.PASSES_ON),
         ]
     shape_case = one_gradient_case(run, x, words.ONE_GRADIENT_WORDS)
     if not shape_case.passed:
-        untested = words.NOT_YET
-        cases = [forward_case, shape_case, Case(words.PASSES_ON, False, got=untested)]
+        cases = [forward_case, shape_case, Case.not_checked(words.PASSES_ON)]
     else:
         value_case = _round_backward_value_case(run.grads[0], x, grad_out)
         cases = [forward_case, shape_case, value_case]

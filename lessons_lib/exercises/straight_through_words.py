@@ -1,7 +1,7 @@
 """The words of check_straight_through: its case names, its fixes and its hint ladder,
 in words a beginner on lesson 1 knows."""
 
-from lessons_lib.exercises.base import Hint, Refusal
+from lessons_lib.exercises.base import Hint, Wanted
 from lessons_lib.exercises.one_gradient import OneGradientWords
 
 HINT_CALL = "check_straight_through(MyRound, hint={})"
@@ -18,19 +18,16 @@ HINTS = (
     ),
     Hint("the answer", "backward's whole body is one line:", "return grad_out"),
 )
-REFUSAL = Refusal(
-    "you passed your class",
-    "the class you wrote, for example MyRound",
-    "check_straight_through({})",
-    "Pass the name that comes after the word class, with nothing after it: "
-    "check_straight_through(MyRound).",
+WANTED = Wanted(
+    "check_straight_through",
+    "your MyRound class",
+    "check_straight_through(MyRound)",
+    wants_class=True,
 )
 
 ROUNDS = "forward rounds every number"
 GIVES_ONE = "backward gives back one thing"
 PASSES_ON = "backward passes grad_out on"
-FORWARD_STOPPED = "not tried: forward stopped first"
-NOT_YET = "not checked yet: fix the problem above first"
 
 WRITE_ROUND = "Write forward's last line as: return torch.round(x)"
 NOT_ROUNDED = "forward gave the numbers back without rounding them. "
@@ -91,7 +88,7 @@ MYROUND_NEEDS_NO_X = (
 
 ONE_GRADIENT_WORDS = OneGradientWords(
     GIVES_ONE,
-    lambda message: BACKWARD_ERROR,
+    lambda run: BACKWARD_ERROR,
     count="backward gave back {count} things, but forward takes one input (x), so backward "
     "gives back exactly one thing.",
     none=GAVE_NONE,

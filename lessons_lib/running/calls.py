@@ -5,8 +5,13 @@ which may be arbitrarily broken. Everything here captures errors instead of rais
 works on private copies of the inputs, and restores torch's global state afterwards.
 """
 
+import io
+import os
+import tokenize
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 
@@ -24,18 +29,57 @@ def ones_upstream(output: torch.Tensor, index: int) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class Failure:
-    """An exception raised by learner code, kept as plain words: no traceback."""
+    """An exception raised by learner code, kept as plain words and facts: no traceback."""
 
     stage: str  # "forward", "backward", "jvp", "double backward" or "reference"
     kind: str  # the exception's type name
     message: str
+    line: str = ""  # the learner's own source line the error came through; "" if unknown
+    own: bool = False  # raised by the learner's own raise or assert statement, on `line`
 
     def __str__(self) -> str:
         return f"{self.stage} raised {self.kind}: {self.message}"
 
     @classmethod
     def of(cls, stage: str, error: BaseException) -> "Failure":
-        return cls(stage, type(error).__name__, first_line(error) or "(no message)")
+        line, own = learners_line(error)
+        return cls(stage, type(error).__name__, first_line(error) or "(no message)", line, own)
+
+
+# Frames in these folders are machinery (torch's, Python's, the course's checkers), not the
+# learner's code; the course's own Functions (functions.py, broken_clamps.py) count as code
+# under examination.
+_MACHINERY = tuple(
+    str(Path(p).resolve()) + os.sep
+    for p in (
+        Path(torch.__file__).parent,
+        Path(os.__file__).parent,
+        Path(__file__).parent,
+        Path(__file__).parent.parent / "doctor",
+        Path(__file__).parent.parent / "exercises",
+    )
+)
+
+
+def learners_line(error: BaseException) -> tuple[str, bool]:
+    """The last source line of the learner's code the error passed through, and whether the
+    error was raised right there by their own `raise` or `assert` (a fact, from the
+    traceback and that line's source); ("", False) when no such line is known."""
+    frames = traceback.extract_tb(error.__traceback__)
+    theirs = [f for f in frames if not str(Path(f.filename).resolve()).startswith(_MACHINERY)]
+    if not theirs:
+        return "", False
+    line = (theirs[-1].line or "").strip()
+    return line, frames[-1] is theirs[-1] and _raises(line)
+
+
+def _raises(line: str) -> bool:
+    """Whether a source line holds a raise or assert statement (`if bad: raise ...` too)."""
+    try:
+        words = [t.string for t in tokenize.generate_tokens(io.StringIO(line).readline)]
+    except (tokenize.TokenError, SyntaxError):  # a statement cut at the line's end
+        words = line.split()
+    return "raise" in words or "assert" in words
 
 
 @dataclass
@@ -47,6 +91,7 @@ class Run:
     failure: Failure | None = None
     mutated_inputs: list[int] = field(default_factory=list)  # changed in place, not marked dirty
     ctx_tensors: list[str] = field(default_factory=list)  # tensors stored as ctx attributes
+    saved: int | None = None  # tensors forward saved with ctx.save_for_backward; None: unknown
 
 
 @dataclass
@@ -61,6 +106,7 @@ class Forward:
     mutated_inputs: list[int] = field(default_factory=list)
     node: object = None  # the graph node whose backward is the Function's
     ctx_tensors: list[str] = field(default_factory=list)
+    saved: int | None = None  # tensors forward saved with ctx.save_for_backward; None: unknown
     failure: Failure | None = None
 
 
@@ -85,7 +131,17 @@ def forward_once(fn: type, inputs: Sequence) -> Forward:
         return run
     run.node = run.outputs[run.tracked[0]].grad_fn
     run.ctx_tensors = ctx_tensor_attributes(run.node)
+    run.saved = saved_count(run.node)
     return run
+
+
+def saved_count(node: object) -> int | None:
+    """How many tensors forward saved the official way (ctx.save_for_backward), read before
+    backward runs; None when it cannot be read (not a Function's node, a tensor changed)."""
+    try:
+        return len(node.saved_tensors)
+    except Exception:
+        return None
 
 
 def run_function(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -> Run:
@@ -101,7 +157,7 @@ def run_function(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream)
         if forward.outputs:
             run.output = detached(forward.result)
         run.mutated_inputs = forward.mutated_inputs
-        run.ctx_tensors = forward.ctx_tensors
+        run.ctx_tensors, run.saved = forward.ctx_tensors, forward.saved
         if forward.failure is not None:
             run.failure = forward.failure
             return run

@@ -45,6 +45,7 @@ class EngineRun:
     refused: str | None = None  # the engine rejected what backward returned (its message)
     mutated_inputs: list[int] = field(default_factory=list)
     ctx_tensors: list[str] = field(default_factory=list)
+    saved: int | None = None  # tensors forward saved with ctx.save_for_backward; None: unknown
     mutated_grad_outs: dict[int, torch.Tensor] = field(default_factory=dict)  # position: after
     mutated_saved: list[SavedChange] = field(default_factory=list)  # changed by the backward
     rearranged: tuple | None = None  # what backward returned for the same grad_out, relaid out
@@ -86,7 +87,7 @@ def engine_run(
         leaves, args, outputs, node = forward.leaves, forward.args, forward.outputs, forward.node
         run.outputs = tuple(_copied(o) for o in outputs)  # as forward left them
         run.mutated_inputs, run.tracked = forward.mutated_inputs, forward.tracked
-        run.ctx_tensors = forward.ctx_tensors
+        run.ctx_tensors, run.saved = forward.ctx_tensors, forward.saved
         if forward.failure is not None:
             run.failure = forward.failure
             return run

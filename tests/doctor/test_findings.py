@@ -109,7 +109,7 @@ def test_an_error_is_not_sent_to_a_section_that_does_not_cover_it():
     """The walkthrough covers no error, least of all `and` on tensors or `x >= 0 & x <= 1`."""
     assert SECTIONS["error"] is None
     assert "Walkthrough" not in LESSON_SECTIONS["error"].title()
-    assert "“How to fix it” adds the usual cause" in finding("error").section
+    assert "the message and the line above name the problem" in finding("error").section
 
 
 @pytest.mark.parametrize("code", sorted(FURTHER_READING))

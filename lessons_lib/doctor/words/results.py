@@ -3,7 +3,7 @@
 import torch
 
 from lessons_lib.doctor.findings import Finding
-from lessons_lib.running import describe_non_function
+from lessons_lib.running import Failure, describe_non_function
 
 
 def shape_of(value: object) -> str:
@@ -52,14 +52,35 @@ def error_hint(message: str) -> str:
     return next((hint for words, hint in ERROR_HINTS if words in message), "")
 
 
-def error(stage: str, kind: str, message: str, where: str = "") -> Finding:
-    hint = error_hint(message)
+def error(failure: Failure, where: str = "", saved: int | None = None) -> Finding:
+    """An error in the learner's forward or backward, with what the run recorded about it:
+    the line it came through, whether it was their own raise, what forward had saved."""
+    stage, line = failure.stage, failure.line
+    evidence = ((f"on {where}",) if where else ()) + ((f"the line: {line}",) if line else ())
+    if failure.own:
+        fix = (
+            f"This is your own {line.split()[0] if line.startswith('assert') else 'raise'}: "
+            f"{stage} refused what the doctor sent{f' ({where})' if where else ''}. If your "
+            "Function should accept it, loosen that condition; the doctor sends float tensors "
+            "of the dtype of the inputs you give it (inputs=...)."
+        )
+    elif stage == "backward" and saved == 0 and "saved_tensors" in line:
+        fix = (
+            "forward saved nothing: ctx.saved_tensors was empty when backward read it. Call "
+            "ctx.save_for_backward(...) in forward with every tensor backward needs."
+        )
+    else:
+        where_line = f" ({line})" if line else ""
+        hint = error_hint(failure.message)
+        fix = f"Read the message above and fix that line of {stage}{where_line}." + (
+            f" {hint}" if hint else ""
+        )
     return Finding(
         "error",
-        f"{stage} raised {kind}: {message}",
+        str(failure),
         "A step that raises stops every forward or backward pass through it.",
-        f"Read the message above and fix that line of {stage}." + (f" {hint}" if hint else ""),
-        (f"on {where}",) if where else (),
+        fix,
+        evidence,
     )
 
 

@@ -2,6 +2,8 @@
 beginner track's words (forward is x³, backward returns grad_out * 3x², the doctor agrees).
 """
 
+import math
+
 import torch
 
 from lessons_lib.doctor import check_function
@@ -12,15 +14,15 @@ from lessons_lib.exercises.backward_pass.cube_words import (
     DOCTOR_FIXES,
     FORWARD,
     MULTIPLIES,
-    NOT_YET,
     ONE_GRADIENT,
     ONE_GRADIENT_WORDS,
     READ_BEGINNER,
-    REFUSAL,
+    WANTED,
 )
-from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refusal
+from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
 from lessons_lib.exercises.one_gradient import one_gradient_case
 from lessons_lib.running import Run, as_function, plain, run_function
+from lessons_lib.running.arguments import MISSING
 
 # The upstream gradient starts with 10, the later step of the notebook's demonstration;
 # uneven on purpose, so that a backward that drops grad_out cannot match it by luck.
@@ -28,15 +30,15 @@ _CUBE_X = (2.0, -1.0, 0.5, 3.0)
 _CUBE_GRAD_OUT = (10.0, 2.0, -1.0, 0.5)
 
 
-def check_cube(fn: object, hint: int = 0) -> ExerciseCheck:
+def check_cube(fn: object = MISSING, hint: object = 0) -> ExerciseCheck:
     """Check a learner's fixed Cube in plain words: forward is x³, backward returns
     grad_out * 3x², and the gradient doctor agrees; never raises.
 
     `hint` (1, 2 or 3) also shows that many steps of the hint ladder.
     """
-    wrong = refusal(fn, REFUSAL, wants_class=True)
+    wrong = refused(fn, WANTED)
     if wrong is not None:
-        return ExerciseCheck("check_cube", [wrong], CUBE_HINTS, CUBE_HINT_CALL).hint(hint)
+        return wrong.hint(hint)
     function = as_function(fn)
     with contained():
         cases = _cube_cases(function)
@@ -47,15 +49,14 @@ def _cube_cases(fn: type) -> list[Case]:
     x, grad_out = torch.tensor(_CUBE_X), torch.tensor(_CUBE_GRAD_OUT)
     run = run_function(fn, (x,), lambda output, index: grad_out.clone())
     cases = [_cube_forward_case(run, x)]
-    later = NOT_YET
     if not cases[0].passed:
-        return cases + [Case(n, False, got=later) for n in (ONE_GRADIENT, MULTIPLIES, DOCTOR)]
+        return cases + [Case.not_checked(n) for n in (ONE_GRADIENT, MULTIPLIES, DOCTOR)]
     cases.append(one_gradient_case(run, x, ONE_GRADIENT_WORDS))
     if not cases[1].passed:
-        return cases + [Case(n, False, got=later) for n in (MULTIPLIES, DOCTOR)]
+        return cases + [Case.not_checked(n) for n in (MULTIPLIES, DOCTOR)]
     cases.append(_cube_multiplies_case(run.grads[0], x, grad_out))
     if not cases[2].passed:
-        return [*cases, Case(DOCTOR, False, got=later)]
+        return [*cases, Case.not_checked(DOCTOR)]
     return [*cases, _cube_doctor_case(fn)]
 
 
@@ -109,9 +110,9 @@ def _cube_multiplies_case(grad: torch.Tensor, x: torch.Tensor, grad_out: torch.T
         )
     elif torch.allclose(got, scale * slope):
         fix = (
-            f"backward multiplied the slope by {scale:g} every time. grad_out changes from one "
-            f"backward pass to the next ({arrived.lower()}), so multiply by grad_out itself, "
-            "not by a number you wrote in."
+            f"backward multiplied the slope by {_one_number(scale, grad_out)} at every point. "
+            f"grad_out holds one number per point and changes from one backward pass to the "
+            f"next ({arrived.lower()}), so multiply by grad_out itself, number by number."
         )
     elif torch.allclose(got, grad_out * x**2):
         fix = "The slope of x³ is 3·x²: the 3 is missing. Multiply grad_out by 3 * x**2."
@@ -134,14 +135,23 @@ def _cube_multiplies_case(grad: torch.Tensor, x: torch.Tensor, grad_out: torch.T
     return Case(MULTIPLIES, False, expected, plain(got), fix, READ_BEGINNER)
 
 
+def _one_number(scale: float, grad_out: torch.Tensor) -> str:
+    """The one number backward multiplied by, named by where it equals a fact of this run."""
+    for what, value in (("sum", grad_out.sum()), ("mean", grad_out.mean())):
+        if math.isclose(scale, value.item(), rel_tol=1e-5):
+            return f"the {what} of grad_out, {scale:g},"
+    return f"the same number, {scale:g},"
+
+
 def _cube_doctor_case(fn: type) -> Case:
     """The doctor's full examination: many points, other grad_outs, second derivatives."""
     report = check_function(fn, lambda x: x**3)
     if report.ok:
         return Case(DOCTOR, True)
     first = report.findings[0]
-    fix = DOCTOR_FIXES.get(
-        first.code,
-        f"Run check_function({fn.__name__}, lambda x: x**3) and read its 'How to fix it' line.",
+    fix = DOCTOR_FIXES.get(first.code) or (
+        first.fix  # the doctor's own words for an error state the facts it recorded
+        if first.code == "error"
+        else f"Run check_function({fn.__name__}, lambda x: x**3) and read its 'How to fix it' line."
     )
     return Case(DOCTOR, False, "no problems found", f"[{first.code}] {first.what}", fix)

@@ -25,13 +25,13 @@ from lessons_lib.exercises.backward_pass.cube_grad_words import (
     NO_GRAD,
     RAISE,
     READ,
-    REFUSAL,
     RUN_CUBE_CELL,
     SAY_WHAT_TO_PASS,
+    WANTED,
     cube_grad_hints,
 )
 from lessons_lib.exercises.backward_pass.reading import raised_where
-from lessons_lib.exercises.base import Case, ExerciseCheck, contained, learners_name, refusal
+from lessons_lib.exercises.base import Case, ExerciseCheck, contained, learners_name, refused
 from lessons_lib.functions import Cube
 from lessons_lib.running import (
     Failure,
@@ -39,19 +39,20 @@ from lessons_lib.running import (
     run_function,
     short,
 )
+from lessons_lib.running.arguments import MISSING
 from lessons_lib.watch import Usage, watching
 
 
-def check_cube_grad(candidate: object, hint: int = 0) -> ExerciseCheck:
+def check_cube_grad(candidate: object = MISSING, hint: object = 0) -> ExerciseCheck:
     """Try a learner's cube_grad on every kind of input it must handle, compare it with the
     course's cube_grad, and make sure their own Cube did the work; never raises.
 
     `hint=1, 2, 3` also shows the idea, then the PyTorch calls, then the answer.
     """
-    name = learners_name(candidate)
-    wrong = refusal(candidate, REFUSAL, wants_class=False)
+    wrong = refused(candidate, WANTED)
     if wrong is not None:
-        return ExerciseCheck(name, [wrong], cube_grad_hints(), HINT_CALL).hint(hint)
+        return wrong.hint(hint)
+    name = learners_name(candidate)
     cube = _learners_cube(candidate)
     cases = []
     for check in _CUBE_GRAD_CASES:

@@ -5,8 +5,7 @@ taught, its hint ladder, and the fixes for the errors learners' cube_grads raise
 import inspect
 
 from lessons_lib.exercises.backward_pass.answers import cube_grad
-from lessons_lib.exercises.base import Hint, Refusal
-from lessons_lib.running import as_function
+from lessons_lib.exercises.base import Hint, Wanted
 from lessons_lib.sections import read_more
 
 # Where each problem is taught (sections.TAUGHT's keys).
@@ -173,14 +172,6 @@ SAVED_IN_PLACE = (
     "version check caught it. Leave Cube's input alone until the gradient is computed: build "
     "new tensors instead of changing old ones."
 )
-REFUSAL = Refusal(
-    "cube_grad is a function",
-    "a function, such as your cube_grad",
-    "check_cube_grad({})",
-    lambda value: (
-        "cube_grad is the function you wrote that calls your Cube; pass it, not the Cube: "
-        "check_cube_grad(cube_grad)."
-        if as_function(value) is not None
-        else "Pass the function itself, without calling it: check_cube_grad(cube_grad)."
-    ),
+WANTED = Wanted(
+    "check_cube_grad", "your function cube_grad", "check_cube_grad(cube_grad)", wants_class=False
 )

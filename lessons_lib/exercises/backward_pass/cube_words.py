@@ -2,8 +2,9 @@
 for what the doctor finds and its hint ladder, all in the beginner track's words.
 """
 
-from lessons_lib.exercises.base import Hint, Refusal
+from lessons_lib.exercises.base import Hint, Wanted
 from lessons_lib.exercises.one_gradient import OneGradientWords
+from lessons_lib.running import Failure, Run
 from lessons_lib.sections import read_more
 
 CUBE_HINT_CALL = "check_cube(Cube, hint={})"
@@ -63,29 +64,36 @@ DOCTOR_FIXES = {
     ),
 }
 
-REFUSAL = Refusal(
-    "you passed your class",
-    "the class you wrote, Cube",
-    "check_cube({})",
-    "Pass the name that comes after the word class, with nothing after it: check_cube(Cube).",
-)
-NOT_YET = "not checked yet: fix the problem above first"
+WANTED = Wanted("check_cube", "your Cube class", "check_cube(Cube)", wants_class=True)
 
 
-def backward_error_fix(message: str) -> str:
-    """A fix for the errors a beginner's one-line backward raises."""
+def backward_error_fix(run: Run) -> str:
+    """A fix for the errors a beginner's one-line backward raises, from the run's facts."""
+    failure = run.failure
+    message = failure.message if failure is not None else ""
+    if run.saved == 0 and "saved_tensors" in (failure.line if failure is not None else ""):
+        return (
+            f"forward saved nothing: ctx.saved_tensors was empty when backward read it on the "
+            f"line {failure.line}. Put the starter's ctx.save_for_backward(x) back in forward, "
+            "before its return line."
+        )
     if "is not defined" in message:
         return (
             "backward uses a name that does not exist there. Inside backward, the upstream "
             "gradient is called grad_out (its second argument) and x comes from the line "
             "(x,) = ctx.saved_tensors."
         )
-    if "tuple" in message:
+    if "tuple" in message and run.saved:
         return (
-            "ctx.saved_tensors holds a group (a tuple) of saved tensors, even when there is "
-            "one. Keep the starter's line (x,) = ctx.saved_tensors, which takes x out of it."
+            "The error names a tuple. ctx.saved_tensors is a tuple (a group) of the saved "
+            "tensors, even when it holds one: take x out of it with the starter's line "
+            "(x,) = ctx.saved_tensors."
         )
-    return "Read the error, then fix backward. Only its last line needs to change."
+    return f"Read the error, then fix the line of backward it names{_on(failure)}."
+
+
+def _on(failure: Failure | None) -> str:
+    return f" ({failure.line})" if failure is not None and failure.line else ""
 
 
 ONE_GRADIENT_WORDS = OneGradientWords(

@@ -10,11 +10,11 @@ from lessons_lib.broken_clamps import (
     CORRECT,
     CorrectClamp,
 )
-from lessons_lib.exercises.base import Case, ExerciseCheck, learners_name, short
+from lessons_lib.exercises.base import Case, ExerciseCheck, learners_name
 from lessons_lib.exercises.clamp.judging import (
     common_error_fix,
     correct_case,
-    refused,
+    refused_test,
     splits_at_the_edges,
     verdict,
 )
@@ -26,10 +26,10 @@ from lessons_lib.exercises.clamp.words import (
     EDGE_READ_FOR_BUG,
     EDGE_UNEVEN,
     FAILS_CORRECT,
-    FIX_FIRST_PROBLEM,
     edge_hints,
 )
-from lessons_lib.running import numbers
+from lessons_lib.running import numbers, short
+from lessons_lib.running.arguments import MISSING
 
 EDGE_CORRECT = (
     ("the course's Clamp01 (correct)", CORRECT[0]),
@@ -37,22 +37,22 @@ EDGE_CORRECT = (
 )
 
 
-def check_edge_test(my_edge_test: object, hint: int = 0) -> ExerciseCheck:
+def check_edge_test(my_edge_test: object = MISSING, hint: object = 0) -> ExerciseCheck:
     """Part 1's self-check: run a learner's my_edge_test on correct and broken Clamp01s.
 
     `hint=1, 2, 3` also shows the idea, then the PyTorch calls, then the answer. Never raises.
     """
-    name = learners_name(my_edge_test)
-    wrong = refused(my_edge_test, "my_edge_test", "check_edge_test(my_edge_test)")
+    wrong = refused_test(my_edge_test, "check_edge_test", "my_edge_test")
     if wrong is not None:
-        return verdict(name, [wrong], edge_hints(), EDGE_HINT_CALL, hint)
+        return wrong.hint(hint)
+    name = learners_name(my_edge_test)
     runs = [(label, clamp, run(my_edge_test, clamp.make())) for label, clamp in EDGE_CORRECT]
     first = runs[0][2]
     answers = _gives_true_or_false(first)
     names = [f"passes {label}" for label, *_ in runs]
     names += [f"catches {wrong}" for _, wrong, _ in EDGE_BUGS] + [EDGE_UNEVEN]
     if not answers.passed:
-        later = [Case.not_counted(n, FIX_FIRST_PROBLEM) for n in names]
+        later = [Case.not_checked(n) for n in names]
         return verdict(name, [answers, *later], edge_hints(), EDGE_HINT_CALL, hint)
     passed = [clamp for _, clamp, outcome in runs if not outcome.found]
     cases = [answers]
@@ -60,7 +60,7 @@ def check_edge_test(my_edge_test: object, hint: int = 0) -> ExerciseCheck:
         fix = functools.partial(_edge_fix_for_correct, outcome, clamp, passed, name)
         cases.append(correct_case("my_edge_test", label, outcome, fix, "", EDGE_READ["apply"]))
     if not all(c.passed for c in cases):
-        cases += [Case.not_counted(n, FAILS_CORRECT) for n in names[len(runs) :]]
+        cases += [Case.not_checked(n, FAILS_CORRECT) for n in names[len(runs) :]]
         return verdict(name, cases, edge_hints(), EDGE_HINT_CALL, hint)
     for make, wrong, catch in EDGE_BUGS:
         outcome = run(my_edge_test, make())

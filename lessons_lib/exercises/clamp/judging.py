@@ -7,15 +7,15 @@ from collections.abc import Callable
 from lessons_lib.broken_clamps import (
     CorrectClamp,
 )
-from lessons_lib.exercises.base import Aside, Case, ExerciseCheck, Hint, refusal
+from lessons_lib.exercises.base import Aside, Case, ExerciseCheck, Hint, refused
 from lessons_lib.exercises.clamp.observe import Outcome, describe
-from lessons_lib.exercises.clamp.words import ALSO_MISSED, EDGE_READ, READ, test_refusal
+from lessons_lib.exercises.clamp.words import ALSO_MISSED, EDGE_READ, READ, test_wanted
 
 
 def also_missed(cases: list[Case]) -> Aside:
     """Every failure after the first that says what to add (not those of correct code), each
     with what catches it: a test's verdict names every missed bug, not only the first."""
-    failed = [c for c in cases if not c.passed and c.counted]
+    failed = [c for c in cases if not c.passed and c.checked]
     missed = [c for c in failed[1:] if c.fix and not c.name.startswith("passes ")]
     return Aside(ALSO_MISSED, tuple(f"{c.name.removeprefix('catches ')}. {c.fix}" for c in missed))
 
@@ -27,9 +27,9 @@ def verdict(
     return ExerciseCheck(name, cases, hints, hint_call, aside=also_missed(cases)).hint(hint)
 
 
-def refused(test: object, argument: str, call: str) -> Case | None:
-    """The one case shown when something other than the learner's test function was passed."""
-    return refusal(test, test_refusal(argument, call), wants_class=False)
+def refused_test(test: object, check: str, argument: str) -> ExerciseCheck | None:
+    """The one-line verdict when something other than the learner's test function was passed."""
+    return refused(test, test_wanted(check, argument))
 
 
 def common_error_fix(outcome: Outcome, name: str, part: int) -> tuple[str, str] | None:

@@ -26,7 +26,7 @@ from lessons_lib.exercises.base import Case, ExerciseCheck, learners_name
 from lessons_lib.exercises.clamp.judging import (
     common_error_fix,
     correct_case,
-    refused,
+    refused_test,
     splits_at_the_edges,
     verdict,
 )
@@ -41,20 +41,21 @@ from lessons_lib.exercises.clamp.words import (
     UNEVEN,
     hints,
 )
-from lessons_lib.running import as_function, describe_non_function, numbers
+from lessons_lib.running import as_function, numbers
+from lessons_lib.running.arguments import MISSING, is_plain_function, wrong_argument
 
 
-def check_my_checks(my_checks: object, hint: int = 0) -> ExerciseCheck:
+def check_my_checks(my_checks: object = MISSING, hint: object = 0) -> ExerciseCheck:
     """Part 2's self-check: run a learner's my_checks on correct and broken Clamp01s; say what
     it caught and missed, and whether it asserts the gradient for an uneven grad_out of its
     own and in a property test.
 
     `hint=1, 2, 3` also shows the idea, then the PyTorch calls, then the answer. Never raises.
     """
-    name = learners_name(my_checks)
-    wrong = refused(my_checks, "my_checks", "check_my_checks(my_checks)")
+    wrong = refused_test(my_checks, "check_my_checks", "my_checks")
     if wrong is not None:
-        return verdict(name, [wrong], hints(), HINT_CALL, hint)
+        return wrong.hint(hint)
+    name = learners_name(my_checks)
     source = _read_source(my_checks)
     note = source.note
     runs = [(clamp, run(my_checks, clamp.make())) for clamp in CORRECT]
@@ -85,18 +86,14 @@ def check_my_checks(my_checks: object, hint: int = 0) -> ExerciseCheck:
     return verdict(name, cases, hints(), HINT_CALL, hint)
 
 
-def run_my_checks(my_checks: object, fn: object) -> str:
+def run_my_checks(my_checks: object = MISSING, fn: object = MISSING) -> str:
     """Run my_checks(fn) once, contained as check_my_checks runs it; say what happened."""
-    if as_function(my_checks) is not None or not callable(my_checks):
-        return (
-            "Pass your checks first and the Function second: run_my_checks(my_checks, YourClamp01)."
-        )
+    call = "run_my_checks(my_checks, YourClamp01)"
+    if not is_plain_function(my_checks):
+        return wrong_argument("run_my_checks", my_checks, "your function my_checks first", call)
     function = as_function(fn)  # YourClamp01 and YourClamp01.apply mean the same Function
     if function is None:
-        return (
-            "The second argument must be a Function class, such as YourClamp01. "
-            + describe_non_function(fn, "run_my_checks(my_checks, {})")
-        )
+        return wrong_argument("run_my_checks", fn, "a Function class second", call)
     fn = function
     outcome = run(my_checks, fn)
     if not outcome.found:
@@ -215,7 +212,7 @@ def _read_source(my_checks: Callable) -> _Source:
 def _bug_case(bug: BrokenClamp, outcome: Outcome | None, trusted: bool, note: str = "") -> Case:
     name = f"catches {bug.key}: {bug.wrong}"
     if not trusted or outcome is None:
-        return Case.not_counted(name, FAILS_CORRECT_TOO)
+        return Case.not_checked(name, FAILS_CORRECT_TOO)
     if outcome.found:
         return Case(name, True)
     return Case(
@@ -232,7 +229,7 @@ def _uneven_case(outcome: Outcome, trusted: bool, abs_run: Outcome | None) -> Ca
     """An uneven grad_out of the suite's own, not gradcheck's, reached backward, and the suite
     fails when the gradient for it is wrong: it catches abs-grad-out, which gradcheck cannot."""
     if not trusted or abs_run is None:
-        return Case.not_counted(UNEVEN, FAILS_CORRECT_TOO)
+        return Case.not_checked(UNEVEN, FAILS_CORRECT_TOO)
     expected = (
         "my_checks sends backward a grad_out of its own whose values differ, some of them "
         "negative, and fails when the gradient that comes back is wrong"
@@ -298,7 +295,7 @@ def _property_case(outcome: Outcome, trusted: bool, source: _Source, probe: Outc
     """A property test ran on many drawn inputs, and checks the gradient: it catches a
     Clamp01 (`probe`) whose backward is wrong only inside hypothesis's examples."""
     if not trusted:
-        return Case.not_counted(PROPERTY, FAILS_CORRECT_TOO)
+        return Case.not_checked(PROPERTY, FAILS_CORRECT_TOO)
     drawn = len(outcome.drawn)
     expected = (
         f"at least {ENOUGH_EXAMPLES} different inputs drawn by hypothesis reach "

@@ -11,7 +11,7 @@ from lessons_lib.broken_clamps import (
     passes_everything,
     relu_mask,
 )
-from lessons_lib.exercises.base import Hint, Refusal
+from lessons_lib.exercises.base import Hint, Wanted
 from lessons_lib.exercises.clamp.answers import edge_test, reference_checks
 from lessons_lib.sections import read_more
 
@@ -49,7 +49,7 @@ EDGE_HINT_CALL = "check_edge_test(my_edge_test, hint={})"
 EDGE_UNEVEN = "sends each point its own upstream gradient"
 
 
-FAILS_CORRECT = "your test also fails a correct Clamp01 (see above)"
+FAILS_CORRECT = "your test fails a correct Clamp01 (see above), so a catch would prove nothing"
 
 
 # Part 1's broken Clamp01s, in the beginner tracks' words: what is wrong, what catches it.
@@ -195,15 +195,9 @@ def hints() -> tuple[Hint, ...]:
 
 
 ALSO_MISSED = "Also missed, and what catches each:"
-FAILS_CORRECT_TOO = "your checks also fail a correct Clamp01 (see above)"
-FIX_FIRST_PROBLEM = "fix the first problem first"
+FAILS_CORRECT_TOO = "your checks fail a correct Clamp01 (see above), so a catch would prove nothing"
 
 
-def test_refusal(argument: str, call: str) -> Refusal:
-    """The first case's words when something other than the test `argument` was passed."""
-    return Refusal(
-        f"{argument} is a function",
-        f"your function {argument}(Clamp01Candidate)",
-        call,
-        f"Pass the function that holds your checks, without calling it: {call}.",
-    )
+def test_wanted(check: str, argument: str) -> Wanted:
+    """What a Clamp01 exercise's check takes: the learner's test function `argument`."""
+    return Wanted(check, f"your function {argument}", f"{check}({argument})", wants_class=False)
