@@ -20,6 +20,7 @@ from lessons_lib.exercises.backward_pass.cube_grad_fixes import (
 from lessons_lib.exercises.backward_pass.cube_grad_words import (
     CALLER_NO_GRAD,
     COPY,
+    CUBE_INSTANCE,
     HINT_CALL,
     NO_CUBE,
     NO_GRAD,
@@ -39,7 +40,7 @@ from lessons_lib.running import (
     run_function,
     short,
 )
-from lessons_lib.running.arguments import MISSING
+from lessons_lib.running.arguments import MISSING, what_was_passed
 from lessons_lib.watch import Usage, watching
 
 
@@ -66,6 +67,18 @@ def _learners_cube(candidate: Callable) -> type | None:
     namespace = getattr(candidate, "__globals__", None)
     cube = namespace.get("Cube") if isinstance(namespace, dict) else None
     return cube if is_function(cube) else None
+
+
+def _no_cube(candidate: Callable) -> tuple[str, str]:
+    """What the name Cube is where cube_grad was written (a fact), and what to do about it."""
+    namespace = getattr(candidate, "__globals__", None)
+    if not isinstance(namespace, dict) or "Cube" not in namespace:
+        return NO_CUBE, RUN_CUBE_CELL
+    value = namespace["Cube"]
+    got = f"where cube_grad was written, Cube is {what_was_passed(value)}, not a Function class"
+    if isinstance(value, torch.autograd.Function):
+        return got, CUBE_INSTANCE
+    return got, RUN_CUBE_CELL
 
 
 def _values(dtype: torch.dtype = torch.float32) -> torch.Tensor:
@@ -131,7 +144,7 @@ def _case_uses_cube(candidate: Callable, cube: type | None) -> Case:
     name = "your Cube's backward did the work"
     expected = "cube_grad calls Cube.apply and autograd runs your Cube's backward"
     if cube is None:
-        return Case(name, False, expected, NO_CUBE, RUN_CUBE_CELL, READ["use-cube"])
+        return Case(name, False, expected, *_no_cube(candidate), READ["use-cube"])
     x = _values()
     with watching(cube) as usage:
         try:
@@ -175,7 +188,7 @@ def _case_cube_chain(candidate: Callable, cube: type | None) -> Case:
     """The learner's Cube multiplies by grad_out: .sum() alone (grad_out all ones) hides it."""
     name = "your Cube's backward multiplies by grad_out"
     if cube is None:
-        return Case(name, False, "your Cube", NO_CUBE, RUN_CUBE_CELL, READ["use-cube"])
+        return Case(name, False, "your Cube", *_no_cube(candidate), READ["use-cube"])
     x, grad_out = _values(), torch.tensor([0.5, 2.0, 3.0, -1.0, 1.5])  # uneven on purpose
 
     def upstream(output: torch.Tensor, index: int) -> torch.Tensor:

@@ -33,6 +33,7 @@ from lessons_lib.exercises.backward_pass.reading import (
     returned,
     source_text,
 )
+from lessons_lib.running import Failure
 from lessons_lib.watch import Usage
 
 
@@ -285,9 +286,19 @@ def fix_for_error(error: Exception, usage: Usage) -> tuple[str, str]:
         )
     if isinstance(error, NotImplementedError):
         return "Write the body of cube_grad (it still raises NotImplementedError).", ""
+    failure = Failure.of("cube_grad", error)
+    if failure.own:
+        return (
+            f"This is your own {'assert' if isinstance(error, AssertionError) else 'raise'}, on "
+            f"the line {failure.line}: cube_grad refused this input. Every kind of input here "
+            "is an ordinary one a caller may pass, so cube_grad should accept it: loosen that "
+            "condition.",
+            "",
+        )
+    where = f" ({failure.line})" if failure.line else ""
     return (
-        "Read the error above and fix that line. Every kind of input here is ordinary, so "
-        "cube_grad should handle it without special cases.",
+        f"Read the error above and fix the line it names{where}. Every kind of input here is "
+        "ordinary, so cube_grad should handle it without special cases.",
         "",
     )
 

@@ -33,7 +33,8 @@ def cube_grad_hints() -> tuple[Hint, ...]:
         ),
         Hint(
             "the PyTorch calls",
-            "x.detach() is a copy with x's numbers and none of its history; "
+            "x.detach() is a new tensor that shares x's numbers (the same memory) and has none "
+            "of its history; "
             ".requires_grad_(True) lets autograd record steps on it; Cube.apply(copy) runs "
             "your Function and puts it in the graph; .sum() makes one number; "
             "torch.autograd.grad(total, copy) returns a tuple holding the gradient, and fills "
@@ -65,7 +66,14 @@ SAY_WHAT_TO_PASS = (
 )
 
 
-NO_CUBE = "no Function named Cube where cube_grad was written"
+NO_CUBE = "no name Cube where cube_grad was written"
+
+
+CUBE_INSTANCE = (
+    "A line such as Cube = Cube() replaced your class with an instance of it. Run the cell "
+    "that defines class Cube(torch.autograd.Function) again, and call Cube.apply(...) on the "
+    "class itself: a Function is never instantiated."
+)
 
 
 RUN_CUBE_CELL = (

@@ -51,7 +51,7 @@ def check_edge_test(my_edge_test: object = MISSING, hint: object = 0) -> Exercis
     answers = _gives_true_or_false(first)
     names = [f"passes {label}" for label, *_ in runs]
     names += [f"catches {wrong}" for _, wrong, _ in EDGE_BUGS] + [EDGE_UNEVEN]
-    if not answers.passed:
+    if answers.checked and not answers.passed:
         later = [Case.not_checked(n) for n in names]
         return verdict(name, [answers, *later], edge_hints(), EDGE_HINT_CALL, hint)
     passed = [clamp for _, clamp, outcome in runs if not outcome.found]
@@ -59,8 +59,10 @@ def check_edge_test(my_edge_test: object = MISSING, hint: object = 0) -> Exercis
     for label, clamp, outcome in runs:
         fix = functools.partial(_edge_fix_for_correct, outcome, clamp, passed, name)
         cases.append(correct_case("my_edge_test", label, outcome, fix, "", EDGE_READ["apply"]))
-    if not all(c.passed for c in cases):
-        cases += [Case.not_checked(n, FAILS_CORRECT) for n in names[len(runs) :]]
+    if not all(c.passed for c in cases[1:]):
+        # What the test sent is a fact of its run either way; what it "catches" is not.
+        cases += [Case.not_checked(n, FAILS_CORRECT) for n in names[len(runs) : -1]]
+        cases.append(_edge_uneven_case(first))
         return verdict(name, cases, edge_hints(), EDGE_HINT_CALL, hint)
     for make, wrong, catch in EDGE_BUGS:
         outcome = run(my_edge_test, make())
@@ -80,7 +82,9 @@ def check_edge_test(my_edge_test: object = MISSING, hint: object = 0) -> Exercis
 
 def _gives_true_or_false(outcome: Outcome) -> Case:
     name = "my_edge_test gives back True or False"
-    if outcome.error is not None or isinstance(outcome.result, bool):
+    if outcome.error is not None:
+        return Case.not_checked(name, "it raised an error on the course's Clamp01 (see below)")
+    if isinstance(outcome.result, bool):
         return Case(name, True)
     expected = "True (the Clamp01 looks right) or False (it found a bug)"
     if isinstance(outcome.result, torch.Tensor):
@@ -140,6 +144,8 @@ def _edge_uneven_case(outcome: Outcome) -> Case:
     expected = "an upstream gradient with a different number for each point"
     if any(uneven(g) for g in outcome.grad_outs):
         return Case(EDGE_UNEVEN, True)
+    if not outcome.grad_outs and outcome.error is not None:
+        return Case.not_checked(EDGE_UNEVEN, "your test raised an error before any backward ran")
     if not outcome.grad_outs:
         return Case(
             EDGE_UNEVEN,

@@ -12,19 +12,34 @@ from lessons_lib.exercises.clamp.observe import Outcome, describe
 from lessons_lib.exercises.clamp.words import ALSO_MISSED, EDGE_READ, READ, test_wanted
 
 
-def also_missed(cases: list[Case]) -> Aside:
+def also_missed(cases: list[Case], said: str = "") -> Aside:
     """Every failure after the first that says what to add (not those of correct code), each
-    with what catches it: a test's verdict names every missed bug, not only the first."""
+    with what catches it: a test's verdict names every missed bug, not only the first.
+    `said`, a cause the first problem's fix already states, is not repeated in each item."""
     failed = [c for c in cases if not c.passed and c.checked]
     missed = [c for c in failed[1:] if c.fix and not c.name.startswith("passes ")]
-    return Aside(ALSO_MISSED, tuple(f"{c.name.removeprefix('catches ')}. {c.fix}" for c in missed))
+    said = said if failed and said and said in failed[0].fix else ""
+    return Aside(
+        ALSO_MISSED,
+        tuple(
+            f"{c.name.removeprefix('catches ')}. {c.fix.replace(said, '', 1) if said else c.fix}"
+            for c in missed
+        ),
+    )
 
 
 def verdict(
-    name: str, cases: list[Case], hints: tuple[Hint, ...], hint_call: str, hint: object
+    name: str,
+    cases: list[Case],
+    hints: tuple[Hint, ...],
+    hint_call: str,
+    hint: object,
+    said: str = "",
 ) -> ExerciseCheck:
-    """The verdict on a learner's test, with every other missed bug under the first problem."""
-    return ExerciseCheck(name, cases, hints, hint_call, aside=also_missed(cases)).hint(hint)
+    """The verdict on a learner's test, with every other missed bug under the first problem
+    (`said`: a cause stated in the first problem's fix, not repeated under it)."""
+    aside = also_missed(cases, said)
+    return ExerciseCheck(name, cases, hints, hint_call, aside=aside).hint(hint)
 
 
 def refused_test(test: object, check: str, argument: str) -> ExerciseCheck | None:

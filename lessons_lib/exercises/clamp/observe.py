@@ -160,6 +160,9 @@ def describe(outcome: Outcome, who: str) -> str:
     failure = Failure.of(who, outcome.error)
     line = _learners_line(outcome.error)
     where = f", at the line `{line}`" if line else ""
+    if failure.own and line:
+        raised = "assert" if isinstance(outcome.error, AssertionError) else "raise"
+        where = f", by your own {raised} at the line `{line}`"
     notes = [_one_line(n) for n in getattr(outcome.error, "__notes__", [])]
     example = next((n for n in notes if n.startswith(("Falsifying", "Failing"))), "")
     drawn = f" ({example[:117] + '...' if len(example) > 120 else example})" if example else ""

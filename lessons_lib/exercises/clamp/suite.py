@@ -83,7 +83,7 @@ def check_my_checks(my_checks: object = MISSING, hint: object = 0) -> ExerciseCh
         _uneven_case(course, trusted, bugs[ABS_GRAD_OUT.key]),
         _property_case(course, trusted, source, probe),
     ]
-    return verdict(name, cases, hints(), HINT_CALL, hint)
+    return verdict(name, cases, hints(), HINT_CALL, hint, said=note)
 
 
 def run_my_checks(my_checks: object = MISSING, fn: object = MISSING) -> str:
