@@ -4,9 +4,13 @@ import html
 import importlib
 import inspect
 import pkgutil
+import types
 from types import ModuleType
 
 from IPython.display import Code
+
+from lessons_lib.running import InputError, as_function
+from lessons_lib.running.arguments import MISSING, refuse
 
 # Okabe-Ito colours: distinguishable with every common colour-vision deficiency.
 PALETTE = {
@@ -21,24 +25,57 @@ PALETTE = {
 BOX_COLOURS = {"ok": PALETTE["green"], "problem": PALETTE["vermillion"], "note": PALETTE["blue"]}
 
 
-def show_source(obj: object) -> Code:
-    """The source of a lessons_lib class or function, syntax-highlighted in a notebook."""
-    return Code(inspect.getsource(obj), language="python")
+def show_source(obj: object = MISSING) -> Code:
+    """The source of a lessons_lib class or function, syntax-highlighted in a notebook.
+
+    `Cube.apply` shows Cube (the one policy: both name the Function); anything without source
+    is refused in one line that says what was passed.
+    """
+    function = as_function(obj)
+    obj = function if function is not None else obj
+    if not isinstance(obj, type | types.FunctionType | types.MethodType | types.ModuleType):
+        refuse("show_source", obj, "a class or function of the course", "show_source(Cube)")
+    try:
+        return Code(inspect.getsource(obj), language="python")
+    except (OSError, TypeError):
+        name = getattr(obj, "__qualname__", getattr(obj, "__name__", "it"))
+        raise InputError(
+            f"show_source: the source of {name} is not available to read back: it was defined "
+            "in this notebook (its cell above is its source) or built by code. show_source "
+            "shows the course's own code, as in show_source(Cube)."
+        ) from None
 
 
-def show_section(module: ModuleType, title: str) -> Code:
+def show_section(module: ModuleType = MISSING, title: str = MISSING) -> Code:
     """The code under a module's `# --- title` comment, up to the next such comment.
 
     For code that is not one class or function, such as a custom operator with its
     registrations. A package's modules are searched too.
     """
+    if not isinstance(module, ModuleType):
+        refuse("show_section", module, "a module of the course", 'show_section(research, "...")')
+    if not isinstance(title, str):
+        refuse(
+            "show_section", title, "a section's title (a string)", 'show_section(research, "...")'
+        )
     for source in _sources(module):
         lines = source.splitlines(keepends=True)
         starts = [i for i, line in enumerate(lines) if line.startswith(f"# --- {title}")]
         if starts:
             break
     else:
-        raise ValueError(f"no section '# --- {title}' in {module.__name__}")
+        titles = sorted(
+            {
+                line[6:].strip().rstrip("-").strip()
+                for source in _sources(module)
+                for line in source.splitlines()
+                if line.startswith("# --- ")
+            }
+        )
+        raise InputError(
+            f"show_section: {module.__name__} has no section called {title!r}; its sections "
+            f"are: {', '.join(repr(t) for t in titles) or 'none'}."
+        )
     start = starts[0]
     end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("# --- ")), None)
     return Code("".join(lines[start + 1 : end]).strip() + "\n", language="python")

@@ -39,13 +39,14 @@ from lessons_lib.running import (
     preserved_global_state,
     vjp,
 )
+from lessons_lib.running.arguments import MISSING
 
 __all__ = ["Report", "check_function"]
 
 
 def check_function(
-    fn: object,
-    reference: Callable,
+    fn: object = MISSING,
+    reference: Callable = MISSING,
     *,
     grad_reference: Callable | None = None,
     inputs: Sequence | torch.Tensor | None = None,
@@ -60,8 +61,15 @@ def check_function(
     """
     function = as_function(fn)  # Cube.apply means Cube
     if function is None:
-        return Report(getattr(fn, "__name__", type(fn).__name__), [say.not_a_function(fn)])
+        name = "check_function" if fn is MISSING else getattr(fn, "__name__", type(fn).__name__)
+        return Report(name, [say.not_a_function(fn)])
     fn = function
+    if reference is MISSING:
+        raise InputError(
+            "check_function needs a reference after your Function: a plain torch function "
+            f"that computes what forward should, as in check_function({fn.__name__}, "
+            "lambda x: x**3) for a cube."
+        )
     for role, given in (("reference", reference), ("grad_reference", grad_reference)):
         if given is not None and not callable(given):
             raise InputError(

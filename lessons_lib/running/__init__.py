@@ -9,6 +9,7 @@ Import from here (`from lessons_lib.running import run_function`), not from the 
 - words.py    small words for messages
 """
 
+from lessons_lib.running.arguments import describe_non_function
 from lessons_lib.running.calls import (
     Failure,
     Forward,
@@ -30,7 +31,7 @@ from lessons_lib.running.calls import (
 )
 from lessons_lib.running.engine import SCALE, EngineRun, SavedChange, UndefinedRun, engine_run
 from lessons_lib.running.errors import InputError, LessonError, NotAFunctionError, first_line
-from lessons_lib.running.policy import as_function, describe_non_function, is_function
+from lessons_lib.running.policy import as_function, is_function
 from lessons_lib.running.state import preserved_global_state
 from lessons_lib.running.words import a_or_an, kind_and_size, numbers, plain, short
 

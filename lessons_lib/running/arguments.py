@@ -9,6 +9,7 @@ the sentence is a fact about the call, never a guess.
 
 import functools
 import types
+from collections.abc import Callable
 
 import torch
 
@@ -95,3 +96,40 @@ def wrong_argument(helper: str, value: object, wanted: str, call: str) -> str:
 def refuse(helper: str, value: object, wanted: str, call: str) -> None:
     """Raise the one-line WrongArgumentError (IPython shows no traceback for it)."""
     raise WrongArgumentError(wrong_argument(helper, value, wanted, call))
+
+
+def describe_non_function(fn: object, usage: str) -> str:
+    """One sentence on what was passed instead of a Function subclass, and what to pass.
+
+    `usage` shows the helper's right call with `{}` for the class, e.g. "explore({})".
+    """
+    if isinstance(fn, torch.autograd.Function):  # Cube()
+        name = type(fn).__name__
+        return (
+            f"You passed an instance, {name}(); pass the class {name} itself: "
+            f"{usage.format(name)}, not an instance {name}()."
+        )
+    if fn is torch.autograd.Function:
+        return "You passed torch.autograd.Function itself; pass your subclass of it."
+    if isinstance(fn, torch.nn.Module) or (
+        isinstance(fn, type) and issubclass(fn, torch.nn.Module)
+    ):
+        return "You passed an nn.Module: it calls operations; a Function defines one."
+    return f"You passed {what_was_passed(fn)}, not a torch.autograd.Function subclass."
+
+
+def takes_a_function(helper: str, call: str) -> Callable[[Callable], Callable]:
+    """A decorator for a helper whose one argument is a Function (`Cube` or `Cube.apply`):
+    anything else, or nothing, is refused in one line before the helper runs."""
+
+    def decorate(helper_function: Callable) -> Callable:
+        @functools.wraps(helper_function)
+        def checked(fn: object = MISSING) -> object:
+            function = as_function(fn)
+            if function is None:
+                refuse(helper, fn, "a Function class", call)
+            return helper_function(function)
+
+        return checked
+
+    return decorate

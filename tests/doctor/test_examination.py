@@ -147,13 +147,13 @@ def test_a_gradient_that_matches_a_wrong_forward_says_fix_forward_first():
     report = check_function(wrong_forward, lambda t: t.clamp(0, 1))
     assert report.codes == ["forward", "gradient"]
     gradient = report.findings[1]
-    assert gradient.fix.startswith("Fix forward first")
+    assert gradient.fix.startswith("Make forward and the reference agree first")
     assert "may be right for the forward you wrote" in gradient.fix
     assert "gradcheck" in gradient.fix and "would pass it" in gradient.fix
     # found on a later sample only, the gradient finding still says it
     later = check_function(wrong_forward, lambda t: t.clamp(0, 1), inputs=torch.tensor([0.5, 2.0]))
     assert later.codes == ["forward", "gradient"]
-    assert later.findings[1].fix.startswith("Fix forward first")
+    assert later.findings[1].fix.startswith("Make forward and the reference agree first")
 
 
 # --- robustness: no side effects, clear errors for a wrongly set-up check ----------

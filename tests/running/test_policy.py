@@ -31,5 +31,7 @@ def test_describe_non_function_names_what_was_passed_and_the_right_call():
         instance = Cube()
     assert "pass the class Cube itself: explore(Cube)" in describe_non_function(instance, usage)
     assert "nn.Module" in describe_non_function(torch.nn.Linear(1, 1), usage)
-    assert "plain Python function" in describe_non_function(torch.round, usage)
-    assert describe_non_function(3, usage).startswith("You passed an int")
+    assert "You passed the built-in function torch.round, not" in describe_non_function(
+        torch.round, usage
+    )
+    assert describe_non_function(3, usage).startswith("You passed the number 3, not")

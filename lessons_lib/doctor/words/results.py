@@ -90,8 +90,10 @@ def forward(what: str, evidence: tuple[str, ...] = ()) -> Finding:
         what,
         "Every gradient is meaningless if the forward step is not the intended one, and later "
         "steps expect the outputs the operation is meant to produce.",
-        "Compare your forward with the reference: the same number of outputs, each of the same "
-        "shape and kind; run it on one number by hand.",
+        "forward and the reference differ, so one of them is not what you meant. The reference "
+        "must compute what forward should (x**3 for a cube, not its slope 3*x**2): check it "
+        "first, then compare forward with it (the same number of outputs, each of the same "
+        "shape and kind), on one number by hand.",
         evidence,
     )
 

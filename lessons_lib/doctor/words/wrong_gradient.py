@@ -62,7 +62,8 @@ GRADIENT_FIX = (
 )
 SURROGATE_NOTE = " If a different gradient is deliberate (a surrogate), pass it as grad_reference."
 FORWARD_FIRST_FIX = (
-    "Fix forward first (its problem is reported above), then run the doctor again. Your "
+    "Make forward and the reference agree first (see the forward problem above), then run "
+    "the doctor again. Your "
     "backward may be right for the forward you wrote: the doctor compares it with the "
     "intended forward's gradient, while gradcheck, which trusts your forward, would pass it. "
     "Either way, backward must then match the corrected forward: grad_out times its slope."

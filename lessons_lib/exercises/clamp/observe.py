@@ -17,15 +17,32 @@ from hypothesis import currently_in_test_context, given, settings
 from torch.autograd import Function
 
 from lessons_lib.exercises.base import contained
-from lessons_lib.running import Failure
+from lessons_lib.running import Failure, InputError, as_function, first_line
+from lessons_lib.running.arguments import MISSING, refuse
 from lessons_lib.watch import patched, watching
 
 
-def grad_outs_gradcheck_sends(fn: type[Function], x: torch.Tensor, **options: object) -> list:
-    """Every grad_out gradcheck hands fn's backward at x, in order, as lists of numbers."""
+def grad_outs_gradcheck_sends(
+    fn: type[Function] = MISSING, x: torch.Tensor = MISSING, **options: object
+) -> list:
+    """Every grad_out gradcheck hands fn's backward at x, in order, as lists of numbers.
+
+    `fn` is a Function (`Clamp01` or `Clamp01.apply`); `x` one tensor (or a tuple holding
+    one); anything else, or a gradcheck that cannot start, is one line, not a traceback."""
+    call = "grad_outs_gradcheck_sends(Clamp01, x)"
+    function = as_function(fn)
+    if function is None:
+        refuse("grad_outs_gradcheck_sends", fn, "a Function class first", call)
+    if isinstance(x, tuple | list) and len(x) == 1:
+        (x,) = x
+    if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.requires_grad):
+        refuse("grad_outs_gradcheck_sends", x, "a float64 tensor with requires_grad=True", call)
     outcome = Outcome()
-    with _observing(fn, outcome, skip_gradcheck=False):
-        torch.autograd.gradcheck(fn.apply, (x,), **options)
+    with _observing(function, outcome, skip_gradcheck=False):
+        try:
+            torch.autograd.gradcheck(function.apply, (x,), **options)
+        except TypeError as error:  # an option gradcheck does not take
+            raise InputError(f"grad_outs_gradcheck_sends: {first_line(error)}") from None
     return [g.tolist() for g in outcome.grad_outs]
 
 

@@ -39,6 +39,7 @@ from lessons_lib.functions import (
     Square,
 )
 from lessons_lib.running import InputError
+from lessons_lib.running.arguments import MISSING
 
 __all__ = ["PRESETS", "Explorer", "Param", "Preset", "explore"]
 
@@ -103,7 +104,7 @@ PRESETS: dict[type, Preset] = {
 
 
 def explore(
-    fn: type,
+    fn: type = MISSING,
     reference: Callable | None = None,
     *,
     grad_reference: Callable | None = None,

@@ -30,6 +30,7 @@ from lessons_lib.explorers.steps.curves import (
 )
 from lessons_lib.explorers.steps.widget import StepExplorer
 from lessons_lib.running import InputError, as_function
+from lessons_lib.running.arguments import MISSING
 
 __all__ = ["StepExplorer", "explore_steps"]
 
@@ -37,7 +38,7 @@ PLAIN_TOO = " explore_steps also takes a plain function such as torch.sin."
 
 
 def explore_steps(
-    fn: Callable,
+    fn: Callable = MISSING,
     x: float = 1.0,
     *,
     derivative: Callable | None = None,
