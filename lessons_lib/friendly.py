@@ -1,4 +1,6 @@
-"""An IPython extension: a cell run before the cells it needs gets a plain-English hint.
+"""An IPython extension: a cell run before the cells it needs gets a plain-English hint, and
+an error the course can explain (a learner's own call, such as my_edge_test(Clamp01), that
+PyTorch refused) shows its one-sentence explanation first, the full traceback below it.
 
 `make lab`/`make test` (and Binder's postBuild) enable it for every kernel of the
 course's environment by writing `ipython_kernel_config.py` into sys.prefix/etc/ipython,
@@ -8,6 +10,9 @@ so it works even before a notebook's first cell has imported anything.
 from types import TracebackType
 
 from IPython.core.interactiveshell import InteractiveShell
+
+from lessons_lib.running.errors import first_line
+from lessons_lib.running.explain import plain_english
 
 
 def explain_name_error(error: NameError) -> list[str]:
@@ -22,14 +27,35 @@ def explain_name_error(error: NameError) -> list[str]:
     ]
 
 
+def explain_error(error: BaseException, traceback_lines: list[str]) -> list[str]:
+    """The plain-English sentence first, then the full traceback kept below it; [] when the
+    course has no sentence for this error."""
+    sentence = plain_english(error)
+    if not sentence:
+        return []
+    return [
+        f"{type(error).__name__}: {first_line(error)}",
+        f"In plain English: {sentence}",
+        "The full traceback follows, for reference:",
+        *traceback_lines,
+    ]
+
+
 def _handler(
     shell: InteractiveShell,
     etype: type,
     value: BaseException,
     tb: TracebackType | None,
     tb_offset: int | None = None,
-) -> list[str]:
-    lines = explain_name_error(value)
+) -> list[str] | None:
+    if isinstance(value, NameError):
+        lines = explain_name_error(value)
+    else:
+        full = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+        lines = [] if hasattr(value, "_render_traceback_") else explain_error(value, full)
+    if not lines:  # IPython's own display: the course's one-line errors, or any other
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+        return None
     # IPython's own display hook for tracebacks: in a notebook it becomes the cell's
     # error output (still an error, so Run All stops there), with our lines in its place.
     shell._showtraceback(etype, value, lines)
@@ -38,4 +64,4 @@ def _handler(
 
 def load_ipython_extension(shell: InteractiveShell) -> None:
     """Called by IPython when the extension loads."""
-    shell.set_custom_exc((NameError,), _handler)
+    shell.set_custom_exc((Exception,), _handler)
