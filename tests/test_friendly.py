@@ -29,3 +29,17 @@ def test_a_fresh_course_kernel_shows_the_hint_instead_of_a_traceback():
     assert error.traceback == explain_name_error(NameError("name 'y' is not defined", name="y"))
     assert not any("Traceback" in line or "File " in line for line in error.traceback)
     nbformat.validate(nb)
+
+
+def test_an_error_the_course_can_explain_shows_its_sentence_before_the_traceback():
+    """A learner's own call PyTorch refuses: the sentence first, the traceback kept below; an
+    error the course cannot explain keeps IPython's own traceback."""
+    refused = "torch.tensor([1, 2], requires_grad=True)"
+    nb = new_notebook(cells=[new_code_cell(f"import torch\n{refused}"), new_code_cell("1 / 0")])
+    client = NotebookClient(nb, km=course_kernel(), allow_errors=True, timeout=120)
+    client.execute()
+    (explained,), (other,) = nb.cells[0].outputs, nb.cells[1].outputs
+    assert explained.ename == "RuntimeError"
+    assert explained.traceback[1].startswith("In plain English: PyTorch gives gradients only")
+    assert any("Traceback" in line for line in explained.traceback[3:])
+    assert other.ename == "ZeroDivisionError" and "In plain English" not in "".join(other.traceback)

@@ -2,9 +2,12 @@
 
 Import from here (`from lessons_lib.running import run_function`), not from the modules:
 - errors.py   the course's own exceptions, whose message is the whole story
-- policy.py   what counts as a Function (`Cube` or `Cube.apply`), and what to say otherwise
+- policy.py   what counts as a Function (`Cube` or `Cube.apply`)
+- arguments.py  what a learner passed, in words, and every helper's one-line refusal
 - state.py    torch's global state, put back after learner code runs
-- calls.py    one forward and a raw backward, a reference's true gradient (vjp)
+- calls.py    one forward and a raw backward (with the facts messages state), a reference's
+              true gradient (vjp)
+- explain.py  PyTorch's errors learners meet most, each in one plain-English sentence
 - engine.py   a run through autograd's engine, with the doctor's evidence
 - words.py    small words for messages
 """

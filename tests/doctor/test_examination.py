@@ -50,7 +50,7 @@ def plain_cube(x):
 @pytest.mark.parametrize(
     ("thing", "says"),
     [
-        (plain_cube, "plain Python function"),
+        (plain_cube, "You passed the function plain_cube, not"),
         (Module(), "nn.Module"),
         (Module, "nn.Module"),
         (Function, "pass your subclass"),
