@@ -7,6 +7,9 @@ course's environment by writing `ipython_kernel_config.py` into sys.prefix/etc/i
 so it works even before a notebook's first cell has imported anything.
 """
 
+import os
+import traceback
+from pathlib import Path
 from types import TracebackType
 
 from IPython.core.interactiveshell import InteractiveShell
@@ -29,16 +32,27 @@ def explain_name_error(error: NameError) -> list[str]:
 
 def explain_error(error: BaseException, traceback_lines: list[str]) -> list[str]:
     """The plain-English sentence first, then the full traceback kept below it; [] when the
-    course has no sentence for this error."""
+    course has no sentence for this error. An error the course's own code raised (such as
+    cube_grad's refusal of a list) is its sentence already: its message comes first."""
     sentence = plain_english(error)
-    if not sentence:
+    said = [f"In plain English: {sentence}"] if sentence else []
+    if not said and not _raised_by_the_course(error):
         return []
     return [
         f"{type(error).__name__}: {first_line(error)}",
-        f"In plain English: {sentence}",
+        *said,
         "The full traceback follows, for reference:",
         *traceback_lines,
     ]
+
+
+_COURSE = str(Path(__file__).resolve().parent) + os.sep
+
+
+def _raised_by_the_course(error: BaseException) -> bool:
+    """Whether the error was raised in lessons_lib's own code, whose messages are sentences."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and str(Path(frames[-1].filename).resolve()).startswith(_COURSE)
 
 
 def _handler(

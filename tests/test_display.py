@@ -4,6 +4,7 @@ import pytest
 
 from lessons_lib import research
 from lessons_lib.display import show_section, show_source
+from lessons_lib.running import LessonError
 
 
 def test_show_source_is_the_class_source():
@@ -21,6 +22,7 @@ def test_show_section_of_the_last_section_runs_to_the_end_of_the_module():
     assert show_section(research, "torch.compile").data.rstrip().endswith("return ops")
 
 
-def test_show_section_refuses_an_unknown_title():
-    with pytest.raises(ValueError, match="no section"):
+def test_show_section_refuses_an_unknown_title_and_lists_the_titles():
+    with pytest.raises(LessonError, match="has no section called 'no such section'; its sec") as no:
         show_section(research, "no such section")
+    assert "'reason 2: surrogate gradients'" in str(no.value) and "---" not in str(no.value)

@@ -9,7 +9,6 @@ the sentence is a fact about the call, never a guess.
 
 import functools
 import types
-from collections.abc import Callable
 
 import torch
 
@@ -116,20 +115,3 @@ def describe_non_function(fn: object, usage: str) -> str:
     ):
         return "You passed an nn.Module: it calls operations; a Function defines one."
     return f"You passed {what_was_passed(fn)}, not a torch.autograd.Function subclass."
-
-
-def takes_a_function(helper: str, call: str) -> Callable[[Callable], Callable]:
-    """A decorator for a helper whose one argument is a Function (`Cube` or `Cube.apply`):
-    anything else, or nothing, is refused in one line before the helper runs."""
-
-    def decorate(helper_function: Callable) -> Callable:
-        @functools.wraps(helper_function)
-        def checked(fn: object = MISSING) -> object:
-            function = as_function(fn)
-            if function is None:
-                refuse(helper, fn, "a Function class", call)
-            return helper_function(function)
-
-        return checked
-
-    return decorate

@@ -56,6 +56,16 @@ _EXPLAINED = (
         "outside anything you differentiate, use .detach().numpy()).",
     ),
     (
+        "object has no attribute 'apply'",
+        "apply belongs to a Function class: pass the class itself (Clamp01, not Clamp01() "
+        "or a number), and call Clamp01.apply(x) to run it.",
+    ),
+    (
+        "required positional argument",
+        "The function was called with fewer arguments than its def line names: pass one "
+        "value for each (the message names the one missing).",
+    ),
+    (
         "must implement either the backward or vjp",
         "The Function has no backward: write @staticmethod def backward(ctx, grad_out).",
     ),

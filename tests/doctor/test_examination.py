@@ -54,7 +54,7 @@ def plain_cube(x):
         (Module(), "nn.Module"),
         (Module, "nn.Module"),
         (Function, "pass your subclass"),
-        (3, "You passed an int"),
+        (3, "You passed the number 3, not"),
     ],
     ids=[
         "plain function",

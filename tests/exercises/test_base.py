@@ -1,5 +1,5 @@
 """The harness: the verdict (headline, first problem, an aside, hints one step at a time),
-contained learner code, and the first case under the one policy for Functions."""
+contained learner code, and the one-line refusal under the one policy for Functions."""
 
 import warnings
 
@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from lessons_lib import Cube
-from lessons_lib.exercises.base import Aside, Case, ExerciseCheck, Hint, Refusal, contained, refusal
+from lessons_lib.exercises.base import Aside, Case, ExerciseCheck, Hint, Wanted, contained, refused
 
 HINTS = (
     Hint("the idea", "Think <first>."),
@@ -62,10 +62,24 @@ def test_hints_reveal_in_order_and_the_answer_is_a_code_block():
 
 
 @pytest.mark.parametrize(
-    ("level", "shown"), [(-2, 0), (0, 0), (True, 1), (9, 3), ("1", 0), (None, 0)]
+    ("level", "shown", "passed"),
+    [
+        (-2, 0, "the number -2"),
+        (0, 0, None),
+        (True, 0, "the value True"),  # a bool is no level: True is not taken as 1
+        (9, 3, None),
+        ("1", 0, "the string '1'"),
+        (None, 0, "None"),
+    ],
 )
-def test_hint_levels_are_clamped_and_never_raise(level, shown):
-    assert verdict(FAIL).hint(level).shown == shown
+def test_hint_levels_are_clamped_or_said_to_be_wrong_and_never_raise(level, shown, passed):
+    check = verdict(FAIL).hint(level)
+    assert check.shown == shown
+    problem = f"hint must be a whole number from 0 to 3; you passed {passed}."
+    if passed is None:
+        assert check.hint_problem == "" and "hint must be" not in str(check)
+    else:
+        assert check.hint_problem == problem and problem in str(check).splitlines()
 
 
 def test_a_verdict_without_hints_never_offers_one():
@@ -100,10 +114,30 @@ def test_hint_keeps_the_verdicts_class_and_aside():
     assert check.shown == 0  # the original is left as it was
 
 
-def test_a_case_not_counted_says_why_and_offers_no_fix():
-    case = Case.not_counted("catches a bug", "fix the first problem first")
-    assert not case.passed and not case.counted and not case.fix
-    assert case.got == "not counted: fix the first problem first"
+def test_a_case_not_checked_says_why_and_offers_no_fix():
+    case = Case.not_checked("catches a bug", "your test fails a correct Clamp01")
+    assert not case.passed and not case.checked and not case.fix
+    assert case.line == "○ catches a bug (not checked yet: your test fails a correct Clamp01)"
+
+
+def test_only_checks_that_ran_get_a_tick_or_a_cross_in_text_and_html():
+    cases = [Case("ran", True), FAIL, Case.not_checked("later")]
+    check = ExerciseCheck("f", cases, HINTS, CALL)
+    text, page = str(check), check._repr_html_()
+    assert text.splitlines()[0] == "f: 1 of 3 checks passed, 1 not checked yet"
+    assert "  ✓ ran" in text and f"  ✗ {FAIL.name}" in text
+    assert "  ○ later (not checked yet: fix the first problem, then run the check again)" in text
+    assert "✗ later" not in text and "✗ later" not in page and "○ later (not checked yet" in page
+    assert text.count("First problem:") == 1 and f"First problem: {FAIL.name}" in text
+    assert not ExerciseCheck("f", [Case("ran", True), Case.not_checked("later")]).ok
+
+
+@pytest.mark.parametrize("level", ["yes", -1, 1.5, None, True])
+def test_a_hint_level_that_is_not_one_is_said_not_ignored(level):
+    check = ExerciseCheck("f", [FAIL], HINTS, CALL).hint(level)
+    assert check.shown == 0
+    assert "hint must be a whole number from 0 to" in str(check)
+    assert "you passed" in check._repr_html_()
 
 
 def test_contained_puts_torch_back_and_keeps_warnings_in():
@@ -122,24 +156,39 @@ def test_contained_puts_torch_back_and_keeps_warnings_in():
     [
         (lambda: Cube, True, None),
         (lambda: Cube.apply, True, None),
-        (Cube, True, "You passed an instance, Cube()"),  # called: Cube()
-        (lambda: 3, True, "You passed an int"),
-        (lambda: len, False, None),
-        (lambda: Cube, False, "the Function Cube"),
-        (lambda: Cube.apply, False, "Cube.apply, a Function's apply"),
-        (lambda: 3, False, "int 3"),
+        (Cube, True, "you passed an instance of Cube, Cube(); check wants it"),  # Cube()
+        (lambda: 3, True, "you passed the number 3; check wants it"),
+        (lambda: torch.round, True, "you passed the built-in function torch.round"),
+        (lambda: lambda x: x, False, None),
+        (lambda: len, False, "you passed the built-in function len"),
+        (lambda: Cube, False, "you passed the Function class Cube"),
+        (lambda: Cube.apply, False, "you passed Cube.apply"),
+        (lambda: 3, False, "you passed the number 3"),
     ],
-    ids=["class", "apply", "instance", "number", "f", "f-class", "f-apply", "f-number"],
+    ids=[
+        "class",
+        "apply",
+        "instance",
+        "number",
+        "builtin",
+        "f",
+        "f-builtin",
+        "f-class",
+        "f-apply",
+        "f-number",
+    ],
 )
-def test_refusal_follows_the_one_policy(passed, wants_class, says):
-    words = Refusal("you passed it", "it", "check({})", "Pass it.")
+def test_a_refusal_is_one_line_that_names_what_was_passed(passed, wants_class, says):
+    wanted = Wanted("check", "it", "check(it)", wants_class)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # instantiating a Function warns; that is the point
-        case = refusal(passed(), words, wants_class)
+        verdict = refused(passed(), wanted)
     if says is None:
-        assert case is None
+        assert verdict is None
     else:
-        assert not case.passed and says in case.got and case.fix == "Pass it."
+        assert not verdict.ok and str(verdict).startswith(f"check: {says}")
+        assert str(verdict).endswith("; check wants it, as in check(it).")
+        assert "\n" not in str(verdict) and "✗" not in str(verdict)
 
 
 def test_a_refused_apply_is_named_as_the_functions_apply():

@@ -86,15 +86,31 @@ def test_a_check_of_a_function_takes_its_apply_as_the_function(check):
     assert check(Cube.apply)._repr_html_() == check(Cube)._repr_html_()
 
 
-@pytest.mark.parametrize("check", [check_cube_grad, check_nudge, check_edge_test, check_my_checks])
+@pytest.mark.parametrize(
+    ("check", "argument"),
+    [
+        (check_cube_grad, "cube_grad"),
+        (check_nudge, "my_nudge"),
+        (check_edge_test, "my_edge_test"),
+        (check_my_checks, "my_checks"),
+    ],
+    ids=["check_cube_grad", "check_nudge", "check_edge_test", "check_my_checks"],
+)
 @pytest.mark.parametrize(
     ("passed", "named"),
-    [(Cube, "the Function Cube"), (Cube.apply, "Cube.apply, a Function's apply")],
+    [(Cube, "the Function class Cube"), (Cube.apply, "Cube.apply")],
     ids=["class", "apply"],
 )
-def test_a_check_of_a_plain_function_names_a_function_in_either_form(check, passed, named):
+def test_a_check_of_a_plain_function_names_a_function_in_either_form(
+    check, argument, passed, named
+):
     verdict = check(passed)
-    assert len(verdict.cases) == 1 and verdict.first_failure.got == named
+    assert not verdict.ok and not verdict.cases and verdict.first_failure is None
+    name = check.__name__
+    assert str(verdict) == (
+        f"{name}: you passed {named}; {name} wants your function {argument}, "
+        f"as in {name}({argument})."
+    )
 
 
 def test_only_the_clamp01_exercise_loads_hypothesis():

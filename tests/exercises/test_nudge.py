@@ -193,18 +193,23 @@ def test_dividing_by_zero_is_named():
 
 
 @pytest.mark.parametrize(
-    ("passed", "says"),
+    ("passed", "named"),
     [
-        (torch.tensor([27.01]), "result of calling my_nudge"),
-        (27.01, "result of calling my_nudge"),
-        ("my_nudge", "by its name"),
+        (torch.tensor([27.01]), "a tensor, tensor([27.0100])"),
+        (27.01, "the number 27.01"),
+        ("my_nudge", "the string 'my_nudge'"),
     ],
     ids=["tensor", "number", "text"],
 )
-def test_passing_something_other_than_the_function_says_what_to_pass(passed, says):
+def test_passing_something_other_than_the_function_says_what_was_passed_and_what_to_pass(
+    passed, named
+):
     check = check_nudge(passed)
-    assert check.first_failure.name == "you passed your function"
-    assert says in check.first_failure.fix and "check_nudge(my_nudge)" in check.first_failure.fix
+    assert not check.ok and not check.cases and check.first_failure is None
+    assert str(check) == (
+        f"check_nudge: you passed {named}; check_nudge wants your function my_nudge, "
+        "as in check_nudge(my_nudge)."
+    )
 
 
 def test_a_partial_or_lambda_is_called_my_nudge():

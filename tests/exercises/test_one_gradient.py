@@ -7,7 +7,7 @@ from lessons_lib.running import Failure, Run
 
 WORDS = OneGradientWords(
     "one gradient",
-    lambda message: f"error: {message}",
+    lambda run: f"error: {run.failure.message}",
     count="{count} things",
     none="none",
     kind="{kind}",

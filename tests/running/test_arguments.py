@@ -6,11 +6,9 @@ import pytest
 import torch
 
 from lessons_lib import Cube
-from lessons_lib.running import LessonError
 from lessons_lib.running.arguments import (
     MISSING,
     is_plain_function,
-    takes_a_function,
     what_was_passed,
     wrong_argument,
 )
@@ -62,15 +60,3 @@ def test_a_refusal_is_one_line_naming_what_was_passed_and_what_is_wanted():
         "check_cube: you passed the number 5; check_cube wants your Cube class, "
         "as in check_cube(Cube)."
     )
-
-
-def test_a_helper_that_takes_a_function_refuses_anything_else_and_reads_apply_as_it():
-    @takes_a_function("helper", "helper(Cube)")
-    def helper(fn):
-        return fn
-
-    assert helper(Cube) is Cube and helper(Cube.apply) is Cube
-    with pytest.raises(LessonError, match="helper: you passed nothing; helper wants"):
-        helper()
-    with pytest.raises(LessonError, match="you passed the number 3"):
-        helper(3)

@@ -11,10 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch.autograd import Function
 
-from lessons_lib.running.arguments import takes_a_function
 
-
-@takes_a_function("edge_test", "edge_test(Clamp01)")  # anything else: one line, no traceback
 def edge_test(Clamp01Candidate: type[Function]) -> bool:
     """Part 1's answer: True when Clamp01Candidate's gradient is right on both sides of 0 and 1."""
     # One point on each side of each edge: below 0, just above 0, just below 1, above 1.
@@ -27,7 +24,6 @@ def edge_test(Clamp01Candidate: type[Function]) -> bool:
     return torch.equal(x.grad, expected)
 
 
-@takes_a_function("reference_checks", "reference_checks(Clamp01)")
 def reference_checks(Clamp01Candidate: type[Function]) -> None:
     """Part 2's answer: raise an error when Clamp01Candidate is not a correct Clamp01."""
     clamp = Clamp01Candidate.apply

@@ -51,7 +51,11 @@ def test_check_cube_passes_the_course_cube_and_fails_the_starter():
     )
     assert first.got == "[12, 3, 0.75, 27]"
     assert first.fix.startswith("backward gave back the slope 3·x² alone, whatever arrived.")
-    assert check.cases[3].got == "not checked yet: fix the problem above first"
+    assert [c.checked for c in check.cases] == [True, True, True, False]
+    assert str(check).splitlines()[0] == "Cube: 2 of 4 checks passed, 1 not checked yet"
+    assert check.cases[3].line == (
+        f"○ {CUBE_CASES[3]} (not checked yet: fix the first problem, then run the check again)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -59,7 +63,11 @@ def test_check_cube_passes_the_course_cube_and_fails_the_starter():
     [
         ("return grad_out", 2, "that is MyRound's white lie"),
         ("return grad_out + 3 * x**2", 2, "backward added grad_out and the slope"),
-        ("return 10 * 3 * x**2", 2, "backward multiplied the slope by 10 every time"),
+        (
+            "return 10 * 3 * x**2",
+            2,
+            "backward multiplied the slope by the same number, 10, at every point",
+        ),
         ("return grad_out * x**2", 2, "the 3 is missing"),
         ("return grad_out * 3 * x", 2, "with x squared"),
         ("return grad_out * x**3", 2, "backward multiplied grad_out by x³, forward's result"),
@@ -100,7 +108,11 @@ def test_check_cube_names_a_tuple_from_the_notepad_and_a_stashed_x():
     tuple_x = check_cube(
         beginners_cube("return grad_out * 3 * x**2", saved="x = ctx.saved_tensors")
     )
-    assert "ctx.saved_tensors holds a group (a tuple)" in tuple_x.first_failure.fix
+    assert tuple_x.first_failure.fix == (
+        "The error names a tuple. ctx.saved_tensors is a tuple (a group) of the saved tensors, "
+        "even when it holds one: take x out of it with the starter's line "
+        "(x,) = ctx.saved_tensors."
+    )
     stashed = check_cube(
         beginners_cube("return grad_out * 3 * ctx.x**2", saved="pass", forward="ctx.x = x")
     )
@@ -123,11 +135,15 @@ def test_check_cube_refuses_what_is_not_a_class_and_never_raises():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # instantiating a Function warns; that is the point
         instance = check_cube(Cube())
-    assert instance.first_failure.got == (
-        "You passed an instance, Cube(); pass the class Cube itself: check_cube(Cube), "
-        "not an instance Cube()."
+    assert not instance.ok and not instance.cases and instance.first_failure is None
+    assert str(instance) == (
+        "check_cube: you passed an instance of Cube, Cube(); check_cube wants your Cube class, "
+        "as in check_cube(Cube)."
     )
-    assert not check_cube(None).ok
+    nothing = check_cube(None)
+    assert not nothing.ok and str(nothing) == (
+        "check_cube: you passed None; check_cube wants your Cube class, as in check_cube(Cube)."
+    )
     broken_forward = cell(STARTER_CUBE.replace("return x**3", "return undefined_name"))["Cube"]
     first = check_cube(broken_forward).first_failure
     assert first.name == CUBE_CASES[0] and "NameError" in first.got

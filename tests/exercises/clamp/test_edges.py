@@ -93,7 +93,15 @@ def test_demanding_grad_out_at_exactly_0_and_1_fails_a_correct_clamp_and_names_t
     assert first.fix.startswith("This Clamp01 is correct too. At exactly 0 and 1 it gives back 0")
     assert "no single slope" in first.fix and "-0.001 and 0.001" in first.fix
     assert first.read == "This notebook, Part 1, “The corners at 0 and 1”"
-    assert all(c.got.startswith("not counted") for c in check.cases[3:])
+    # No catch counts from a test that fails correct code; the grad_out it sent is still judged.
+    assert not any(c.checked for c in check.cases[3:8])
+    assert [c.line for c in check.cases[3:8]] == [
+        f"○ {name} (not checked yet: your test fails a correct Clamp01 (see above), so a "
+        "catch would prove nothing)"
+        for name in EDGE_NAMES[3:8]
+    ]
+    assert check.cases[8].line == f"✓ {EDGE_NAMES[8]}" and len(check.cases) == 9
+    assert str(check).splitlines()[0] == "my_edge_test: 3 of 9 checks passed, 5 not checked yet"
 
 
 def test_a_wrong_expected_is_shown_what_a_correct_clamp_gave_back():
@@ -114,7 +122,7 @@ def test_a_wrong_expected_is_shown_what_a_correct_clamp_gave_back():
     ],
     ids=["elementwise", "no-return"],
 )
-def test_a_test_that_does_not_give_back_true_or_false_is_told_how_and_nothing_else_counts(
+def test_a_test_that_does_not_give_back_true_or_false_is_told_how_and_nothing_else_is_checked(
     compare, words
 ):
     test = edge_test_with(
@@ -122,7 +130,11 @@ def test_a_test_that_does_not_give_back_true_or_false_is_told_how_and_nothing_el
     )
     check = check_edge_test(test)
     assert check.first_failure.name == EDGE_NAMES[0] and words in check.first_failure.fix
-    assert all(c.got.startswith("not counted") for c in check.cases[1:])
+    assert not any(c.checked for c in check.cases[1:])
+    assert [c.line for c in check.cases[1:]] == [
+        f"○ {name} (not checked yet: fix the first problem, then run the check again)"
+        for name in EDGE_NAMES[1:]
+    ]
 
 
 def test_slips_that_stop_an_edge_test_are_explained():
@@ -144,11 +156,23 @@ def test_slips_that_stop_an_edge_test_are_explained():
     assert not check_edge_test(always_false).ok
 
 
-@pytest.mark.parametrize("given_instead", [Clamp01, Clamp01.apply, edge_test(Clamp01), None])
-def test_something_other_than_an_edge_test_gets_one_plain_case(given_instead):
+@pytest.mark.parametrize(
+    ("given_instead", "named"),
+    [
+        (Clamp01, "the Function class Clamp01"),
+        (Clamp01.apply, "Clamp01.apply"),
+        (edge_test(Clamp01), "the value True"),
+        (None, "None"),
+    ],
+    ids=["Clamp01", "apply", "True", "None"],
+)
+def test_something_other_than_an_edge_test_gets_one_line(given_instead, named):
     check = check_edge_test(given_instead)
-    assert [c.name for c in check.cases] == ["my_edge_test is a function"]
-    assert "check_edge_test(my_edge_test)" in check.first_failure.fix
+    assert not check.ok and not check.cases and check.first_failure is None
+    assert str(check) == (
+        f"check_edge_test: you passed {named}; check_edge_test wants your function "
+        "my_edge_test, as in check_edge_test(my_edge_test)."
+    )
 
 
 def test_the_edge_check_never_raises_and_its_hints_end_with_the_answer():

@@ -1,6 +1,6 @@
 """What both parts judge alike: a suite that fails a correct Clamp01 (at a kink, in float32,
-at exactly 0 and 1) counts nothing and is told why; the slips that stop any test; anything but
-a test function gets one plain case."""
+at exactly 0 and 1) has nothing more checked and is told why; the slips that stop any test;
+anything but a test function gets one line."""
 
 import pytest
 import torch
@@ -25,13 +25,21 @@ def gradcheck_in_float32(Clamp01Candidate):
     torch.autograd.gradcheck(Clamp01Candidate.apply, (x,))
 
 
-def test_a_suite_that_fails_correct_code_counts_nothing_and_names_the_kink():
+def test_a_suite_that_fails_correct_code_has_nothing_more_checked_and_names_the_kink():
     check = check_my_checks(gradcheck_at_the_kinks)
     assert not check.ok and check.first_failure.name == CORRECT_NAMES[0]
     assert "gradcheck met a kink" in check.first_failure.fix
     assert check.first_failure.read == READ["kinks"]
     assert "with respect to input 0, at the line `torch.autograd.gradcheck(" in str(check)
-    assert all(c.got.startswith("not counted") for c in check.cases[3:])
+    assert str(check).splitlines()[0] == (
+        "gradcheck_at_the_kinks: 0 of 15 checks passed, 12 not checked yet"
+    )
+    assert not any(c.checked for c in check.cases[3:])
+    assert [c.line for c in check.cases[3:]] == [
+        f"○ {c.name} (not checked yet: your checks fail a correct Clamp01 (see above), so a "
+        "catch would prove nothing)"
+        for c in check.cases[3:]
+    ]
     assert "Also missed" not in str(check)
 
 
@@ -103,11 +111,23 @@ def test_a_name_error_and_a_wrong_signature_are_explained():
     assert "exactly one argument" in check_my_checks(no_argument).first_failure.fix
 
 
-@pytest.mark.parametrize("given_instead", [Clamp01, Clamp01.apply, 3, None])
-def test_something_other_than_a_checks_function_gets_one_plain_case(given_instead):
+@pytest.mark.parametrize(
+    ("given_instead", "named"),
+    [
+        (Clamp01, "the Function class Clamp01"),
+        (Clamp01.apply, "Clamp01.apply"),
+        (3, "the number 3"),
+        (None, "None"),
+    ],
+    ids=["Clamp01", "apply", "3", "None"],
+)
+def test_something_other_than_a_checks_function_gets_one_line(given_instead, named):
     check = check_my_checks(given_instead)
-    assert [c.name for c in check.cases] == ["my_checks is a function"]
-    assert "check_my_checks(my_checks)" in check.first_failure.fix
+    assert not check.ok and not check.cases and check.first_failure is None
+    assert str(check) == (
+        f"check_my_checks: you passed {named}; check_my_checks wants your function my_checks, "
+        "as in check_my_checks(my_checks)."
+    )
 
 
 # --- the edges: either gradient at exactly 0 and 1 is correct ------------------------------

@@ -94,10 +94,16 @@ def test_run_my_checks_says_what_one_run_found():
     found = run_my_checks(reference_checks, CATALOGUE[1].make())
     assert found.startswith("my_checks raised GradcheckError: ")
     assert found.endswith("(run on DropsGradOut)")
-    assert "Function second" in run_my_checks(Clamp01, forward_only)
+    assert run_my_checks(Clamp01, forward_only) == (
+        "run_my_checks: you passed the Function class Clamp01; run_my_checks wants your "
+        "function my_checks first, as in run_my_checks(my_checks, YourClamp01)."
+    )
     # One policy across the course: Clamp01.apply means Clamp01.
     assert run_my_checks(forward_only, Clamp01.apply) == run_my_checks(forward_only, Clamp01)
-    assert "must be a Function class" in run_my_checks(forward_only, "Clamp01")
+    assert run_my_checks(forward_only, "Clamp01") == (
+        "run_my_checks: you passed the string 'Clamp01'; run_my_checks wants a Function class "
+        "second, as in run_my_checks(my_checks, YourClamp01)."
+    )
 
 
 # --- two slips that run without error, named from the learner's own source -------------
