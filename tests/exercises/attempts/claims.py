@@ -30,12 +30,15 @@ class ClaimKind:
     pattern: re.Pattern
     verify: Callable[[re.Match, Attempt], bool | None]
     why: Callable[[re.Match, Attempt], str] = lambda found, attempt: ""
+    needs_facts: bool = True  # False: verified from the attempt itself (what was passed)
 
 
 def false_claims(kinds: Sequence[ClaimKind], text: str, attempt: Attempt) -> list[Problem]:
     """Every sentence of `text` some kind recognises and finds false, once per kind and line."""
     found = []
     for kind in kinds:
+        if kind.needs_facts and attempt.facts is None:
+            continue  # a refused argument: nothing ran
         for line in text.splitlines():
             for match in kind.pattern.finditer(line):
                 if kind.verify(match, attempt) is False:
@@ -45,16 +48,26 @@ def false_claims(kinds: Sequence[ClaimKind], text: str, attempt: Attempt) -> lis
     return found
 
 
-def claim(name: str, pattern: str, verify, why=None) -> ClaimKind:
-    return ClaimKind(name, re.compile(pattern), verify, why or (lambda found, attempt: ""))
+def claim(name: str, pattern: str, verify, why=None, needs_facts: bool = True) -> ClaimKind:
+    return ClaimKind(
+        name, re.compile(pattern), verify, why or (lambda found, attempt: ""), needs_facts
+    )
+
+
+def _passed(what: str, attempt: Attempt) -> bool:
+    """"you passed <what>" is true of what the attempt passed."""
+    if not attempt.argument:  # the learner's own answer
+        return what in ("your class", "your function") or what.startswith("the function ")
+    if what.startswith("the result of calling"):
+        return attempt.label.endswith("the result of a call")
+    return describes(what, attempt.learner)
 
 
 YOU_PASSED = claim(
     '"you passed <what>"',
     r"\b[Yy]ou passed (?P<what>your class|your function|the [Ff]unction class \w+|[^;:\n]+?)"
     r"(?=; |, not |: |\.$|$)",
-    lambda found, attempt: describes(found["what"], attempt.learner)
-    if attempt.argument
-    else found["what"] in ("your class", "your function"),
+    lambda found, attempt: _passed(found["what"], attempt),
     lambda found, attempt: f"what was passed: {what_it_is(attempt.learner)}",
+    needs_facts=False,
 )

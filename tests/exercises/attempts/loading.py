@@ -5,6 +5,7 @@ import hashlib
 import importlib.util
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from types import ModuleType
 
@@ -29,6 +30,8 @@ def load_source(source: str, stem: str = "attempt") -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings of odd mutants ("0.1(x)")
+        spec.loader.exec_module(module)
     _LOADED[name] = module
     return module
