@@ -65,7 +65,7 @@ def _passed(what: str, attempt: Attempt) -> bool:
 
 YOU_PASSED = claim(
     '"you passed <what>"',
-    r"\b[Yy]ou passed (?P<what>your class|your function|the [Ff]unction class \w+|[^;:\n]+?)"
+    r"\b[Yy]ou passed (?! to )(?P<what>your class|your function|the [Ff]unction class \w+|[^;:\n]+?)"
     r"(?=; |, not |: |\.$|$)",
     lambda found, attempt: _passed(found["what"], attempt),
     lambda found, attempt: f"what was passed: {what_it_is(attempt.learner)}",

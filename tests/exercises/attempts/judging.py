@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from tests.exercises.attempts.arguments import describes, should_refuse, what_it_is
 from tests.exercises.attempts.claims import ClaimKind, Problem, false_claims
 from tests.exercises.attempts.distinct import MISSING, Attempt
-from tests.exercises.attempts.mutate import diff
+from tests.exercises.attempts.mutate import diff, parse, unparse
 from tests.exercises.attempts.verdict_text import (
     WELL_DONE,
     case_lines,
@@ -153,7 +153,7 @@ def show(attempt: Attempt, out: Outputs, problem: Problem) -> str:
     if attempt.argument:
         what = f"argument: {what_it_is(attempt.learner)}"
     else:
-        what = f"{attempt.label}\n{diff(attempt.base, attempt.source)}"
+        what = f"{attempt.label}\n{diff(unparse(parse(attempt.base)), unparse(parse(attempt.source)))}"
     return (
         f"--- {problem.kind}\nattempt: {what}\noutput:\n{_excerpt(out.text or out.escaped, 14)}\n"
         f"false: {problem.said}" + (f"\nbecause: {problem.why}" if problem.why else "")

@@ -51,3 +51,19 @@ def nudge() -> CheckSpec:
         case_oracles=lambda a: nudge_case_oracles(a.facts),
         claims=NUDGE_CLAIMS,
     )
+
+
+@functools.cache
+def cube_grad() -> CheckSpec:
+    from lessons_lib import check_cube_grad
+    from tests.exercises.attempts.cube_grad_claims import CUBE_GRAD_CLAIMS
+    from tests.exercises.attempts.cube_grad_facts import cube_grad_case_oracles, is_right
+
+    return CheckSpec(
+        "check_cube_grad",
+        check_cube_grad,
+        wants_class=False,
+        right=lambda a: is_right(a.facts),
+        case_oracles=lambda a: cube_grad_case_oracles(a.facts),
+        claims=CUBE_GRAD_CLAIMS,
+    )
