@@ -88,6 +88,8 @@ def loosely(value: object) -> set[str]:
     if isinstance(value, torch.autograd.Function):
         name = type(value).__name__
         found.add(f"an instance, {name}()")
+    if value is torch.autograd.Function:
+        found.add("torch.autograd.Function itself")
     return found
 
 
@@ -150,9 +152,7 @@ def wrong_arguments(check: str, right: object, call_result: Callable[[], object]
             ("the Function's apply", Cube.apply),
             ("an instance of a Function", _instance(Cube)),
         ]
-    return [
-        Attempt(check, f"argument: {label}", value, argument=True) for label, value in values
-    ]
+    return [Attempt(check, f"argument: {label}", value, argument=True) for label, value in values]
 
 
 def _instance(cls: type) -> object:

@@ -55,7 +55,7 @@ def claim(name: str, pattern: str, verify, why=None, needs_facts: bool = True) -
 
 
 def _passed(what: str, attempt: Attempt) -> bool:
-    """"you passed <what>" is true of what the attempt passed."""
+    """ "you passed <what>" is true of what the attempt passed."""
     if not attempt.argument:  # the learner's own answer
         return what in ("your class", "your function") or what.startswith("the function ")
     if what.startswith("the result of calling"):
@@ -65,7 +65,7 @@ def _passed(what: str, attempt: Attempt) -> bool:
 
 YOU_PASSED = claim(
     '"you passed <what>"',
-    r"\b[Yy]ou passed (?! to )(?P<what>your class|your function|the [Ff]unction class \w+|[^;:\n]+?)"
+    r"\b[Yy]ou passed (?!to )(?P<what>your class|your function|the [Ff]unction class \w+|[^;:\n]+?)"
     r"(?=; |, not |: |\.$|$)",
     lambda found, attempt: _passed(found["what"], attempt),
     lambda found, attempt: f"what was passed: {what_it_is(attempt.learner)}",

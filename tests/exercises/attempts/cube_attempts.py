@@ -124,4 +124,6 @@ def _loaded(name: str, base: str, mutant: Mutant) -> Attempt | None:
     cube = getattr(module, "Cube", None)
     if cube is None:
         return None
-    return Attempt("check_cube", f"{name}: {mutant.label}", cube, mutant.source, unparse(parse(base)))
+    return Attempt(
+        "check_cube", f"{name}: {mutant.label}", cube, mutant.source, unparse(parse(base))
+    )

@@ -1,7 +1,6 @@
 """check_cube's claim-checkers: the Function claims, and the sentences only check_cube says
 (the slope alone, grad_out added, multiplied by a number you wrote in, the notepad)."""
 
-
 from tests.exercises.attempts.claims import YOU_PASSED, claim
 from tests.exercises.attempts.doctor_claims import doctor_line_claims
 from tests.exercises.attempts.function_claims import function_claims, gave, one, probe
@@ -12,14 +11,14 @@ def _slope(p):
 
 
 def _scaled_slope(found, attempt) -> bool:
-    """"multiplied the slope by k every time ... not a number you wrote in": the same k on
+    """ "multiplied the slope by k every time ... not a number you wrote in": the same k on
     both probes, whose grad_outs differ (k = 11.5, grad_out's sum, is not the same twice)."""
     k = float(found["k"])
     return gave(lambda p: k * _slope(p))(found, attempt)
 
 
 def _saved_group(found, attempt) -> bool:
-    """"ctx.saved_tensors holds a group (a tuple) of saved tensors": forward saved something,
+    """ "ctx.saved_tensors holds a group (a tuple) of saved tensors": forward saved something,
     and backward then used the group as a tensor (it raised)."""
     p = probe(attempt)
     return p.saved_count >= 1 and p.backward_raised is not None
@@ -47,8 +46,10 @@ CUBE_CLAIMS = [
         "multiplied the slope by <k> every time, not a number you wrote in",
         r"backward multiplied the slope by (?P<k>-?[\d.e+-]+|nan|inf) every time",
         _scaled_slope,
-        lambda found, a: f"backward gave back {one(probe(a))!r} for grad_out {probe(a).grad_out}"
-        f" and {one(a.facts.other)!r} for grad_out {a.facts.other.grad_out}",
+        lambda found, a: (
+            f"backward gave back {one(probe(a))!r} for grad_out {probe(a).grad_out}"
+            f" and {one(a.facts.other)!r} for grad_out {a.facts.other.grad_out}"
+        ),
     ),
     claim(
         "the 3 is missing",
@@ -63,8 +64,10 @@ CUBE_CLAIMS = [
     claim(
         "x is not squared",
         r"The slope of x³ is 3·x², with x squared",
-        lambda found, a: gave(lambda p: p.grad_out * 3 * p.x)(found, a)
-        or gave(lambda p: p.grad_out * 2 * p.x)(found, a),
+        lambda found, a: (
+            gave(lambda p: p.grad_out * 3 * p.x)(found, a)
+            or gave(lambda p: p.grad_out * 2 * p.x)(found, a)
+        ),
     ),
     claim(
         "backward multiplied grad_out by x³",
@@ -102,8 +105,10 @@ CUBE_CLAIMS = [
         "ctx.saved_tensors holds a group (a tuple): forward saved something",
         r"ctx\.saved_tensors holds a group \(a tuple\)",
         _saved_group,
-        lambda found, a: f"forward saved {probe(a).saved_count} tensors; backward raised "
-        f"{probe(a).backward_raised}",
+        lambda found, a: (
+            f"forward saved {probe(a).saved_count} tensors; backward raised "
+            f"{probe(a).backward_raised}"
+        ),
     ),
     *doctor_line_claims(),
 ]

@@ -123,7 +123,9 @@ def cube_grad_attempts() -> tuple[list[Attempt], int]:
             seen.add(source)
             fn = getattr(load_source(source, "cube_grad"), "cube_grad", None)
             label = f"{cube_name}; {m.label}"
-            made.append(Attempt("check_cube_grad", label, fn, source, unparse(parse(fixed + answer))))
+            made.append(
+                Attempt("check_cube_grad", label, fn, source, unparse(parse(fixed + answer)))
+            )
     right = load_source(fixed + "\n\n" + answer, "cube_grad").cube_grad
     made += wrong_arguments("check_cube_grad", right, lambda: right(torch.tensor([1.0, 2.0])))
     for a in made:

@@ -4,6 +4,8 @@ CubeGradFacts (the test's own calls, with the learner's Cube's forward and backw
 and against the learner's source, read with ast."""
 
 import ast
+import contextlib
+import re
 
 import torch
 
@@ -29,7 +31,11 @@ def _returns(a) -> list[str]:
     tree = _tree(a)
     if tree is None:
         return []
-    return [ast.unparse(n.value) if n.value else "None" for n in ast.walk(tree) if isinstance(n, ast.Return)]
+    return [
+        ast.unparse(n.value) if n.value else "None"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Return)
+    ]
 
 
 def _own_raises(a) -> set[str]:
@@ -50,15 +56,13 @@ def _source_has(a, text: str) -> bool:
     if tree is None:
         return False
     normal = ast.unparse(tree)
-    try:
+    with contextlib.suppress(SyntaxError):
         text = ast.unparse(ast.parse(text.strip()))
-    except SyntaxError:
-        pass
     return text in normal
 
 
 def _raised(found, a) -> bool:
-    """"it raised K: message[, raised by PyTorch in your line `L`]"."""
+    """ "it raised K: message[, raised by PyTorch in your line `L`]"."""
     said = found["message"].strip()
     hits = [
         c
@@ -95,14 +99,10 @@ def _got(found, a) -> bool | None:
     if not value.startswith(("tensor(", "[", "array(", "(tensor")):
         return None
     text = value.split(" (the course")[0]
-    return any(
-        c.raised is None and printed_as(_clean(text), _numbers(c.result)) for c in _calls(a)
-    )
+    return any(c.raised is None and printed_as(_clean(text), _numbers(c.result)) for c in _calls(a))
 
 
 def _clean(text: str) -> str:
-    import re
-
     return re.sub(r"dtype=[\w.]+|requires_grad=\w+|grad_fn=<\w+>", "", text)
 
 
@@ -126,8 +126,10 @@ CUBE_GRAD_CLAIMS = [
     claim(
         "no error; it returned <value>",
         r"no error; it returned (?P<value>.+)$",
-        lambda found, a: a.facts.integer.raised is None
-        and printed_as(_clean(found["value"]), _numbers(a.facts.integer.result)),
+        lambda found, a: (
+            a.facts.integer.raised is None
+            and printed_as(_clean(found["value"]), _numbers(a.facts.integer.result))
+        ),
     ),
     claim(
         "cube_grad returned a Python <kind>",
@@ -137,8 +139,10 @@ CUBE_GRAD_CLAIMS = [
     claim(
         "torch.autograd.grad returns a tuple",
         r"torch\.autograd\.grad returns a tuple",
-        lambda found, a: "autograd.grad" in a.source
-        and _some_result(lambda c, f: isinstance(c.result, tuple | list))(found, a),
+        lambda found, a: (
+            "autograd.grad" in a.source
+            and _some_result(lambda c, f: isinstance(c.result, tuple | list))(found, a)
+        ),
     ),
     claim(
         "cube_grad returned a NumPy array",
@@ -166,8 +170,9 @@ CUBE_GRAD_CLAIMS = [
     claim(
         "`<line>` gives the name x to your copy",
         r"`(?P<line>[^`]+)` gives the name (?P<name>\w+) to your copy",
-        lambda found, a: _source_has(a, found["line"])
-        and found["line"].startswith(found["name"] + " ="),
+        lambda found, a: (
+            _source_has(a, found["line"]) and found["line"].startswith(found["name"] + " =")
+        ),
     ),
     claim(
         "cube_grad switched on/off requires_grad on the caller's tensor",
@@ -196,8 +201,10 @@ CUBE_GRAD_CLAIMS = [
         "the course's divided by <n>: the mean",
         r"Each number is the course's divided by (?P<n>\d+)",
         _some_result(
-            lambda c, found: c.x.numel() == int(found["n"])
-            and close(c.result, 3 * c.x.double() ** 2 / int(found["n"]))
+            lambda c, found: (
+                c.x.numel() == int(found["n"])
+                and close(c.result, 3 * c.x.double() ** 2 / int(found["n"]))
+            )
         ),
     ),
     claim(
@@ -208,23 +215,27 @@ CUBE_GRAD_CLAIMS = [
     claim(
         "your own check fired, but as an assert",
         r"Your own check fired, but as an assert",
-        lambda found, a: getattr(a.facts.integer.raised, "kind", "") == "AssertionError"
-        and "AssertionError" in _own_raises(a),
+        lambda found, a: (
+            getattr(a.facts.integer.raised, "kind", "") == "AssertionError"
+            and "AssertionError" in _own_raises(a)
+        ),
     ),
     claim(
         "your own check fired, but it raised <kind>",
         r"Your own check fired, but it raised (?P<kind>\w+)",
-        lambda found, a: getattr(a.facts.integer.raised, "kind", "") == found["kind"]
-        and found["kind"] in _own_raises(a),
+        lambda found, a: (
+            getattr(a.facts.integer.raised, "kind", "") == found["kind"]
+            and found["kind"] in _own_raises(a)
+        ),
         lambda found, a: f"raised {a.facts.integer.raised}; its own raises: {_own_raises(a)}",
     ),
     claim(
         "your own check did not fire: `<its test>`",
         r"Your own check did not fire: (?:`(?P<text>[^`]+)`|for this)",
-        lambda found, a: not (
-            a.facts.integer.raised and a.facts.integer.raised.kind in _own_raises(a)
-        )
-        and (found["text"] is None or _source_has(a, found["text"])),
+        lambda found, a: (
+            not (a.facts.integer.raised and a.facts.integer.raised.kind in _own_raises(a))
+            and (found["text"] is None or _source_has(a, found["text"]))
+        ),
     ),
     claim(
         "calls of Cube.apply, of Cube.forward by hand, runs of your backward",
@@ -241,17 +252,19 @@ CUBE_GRAD_CLAIMS = [
     claim(
         "cube_grad called Cube.apply, but your Cube's backward never ran",
         r"cube_grad called Cube\.apply, but your Cube's backward never ran",
-        lambda found, a: a.facts.usage is not None
-        and a.facts.usage.applies > 0
-        and a.facts.usage.backward == 0,
+        lambda found, a: (
+            a.facts.usage is not None and a.facts.usage.applies > 0 and a.facts.usage.backward == 0
+        ),
     ),
     claim(
         "the right numbers without running your Cube at all",
         r"cube_grad got the right numbers without running your Cube at all",
-        lambda found, a: a.facts.usage is not None
-        and a.facts.usage.backward == 0
-        and a.facts.usage.applies == 0
-        and a.facts.usage.forward_direct == 0,
+        lambda found, a: (
+            a.facts.usage is not None
+            and a.facts.usage.backward == 0
+            and a.facts.usage.applies == 0
+            and a.facts.usage.forward_direct == 0
+        ),
     ),
     claim(
         "cube_grad never ran your Cube",
@@ -266,8 +279,10 @@ CUBE_GRAD_CLAIMS = [
     claim(
         "your Cube's backward ignores grad_out",
         r"Your Cube's backward ignores grad_out",
-        lambda found, a: a.facts.chain_grad is not None
-        and close(a.facts.chain_grad, 3 * torch.tensor([-2.0, -1.0, 0.0, 0.5, 3.0]) ** 2),
+        lambda found, a: (
+            a.facts.chain_grad is not None
+            and close(a.facts.chain_grad, 3 * torch.tensor([-2.0, -1.0, 0.0, 0.5, 3.0]) ** 2)
+        ),
     ),
     claim(
         "your Cube's backward differs from the course's Cube",
@@ -282,8 +297,10 @@ CUBE_GRAD_CLAIMS = [
     claim(
         "right kind of error, but its message does not say what to pass",
         r"Right kind of error, but its message does not say what to pass",
-        lambda found, a: getattr(a.facts.integer.raised, "kind", "") in ("TypeError", "ValueError")
-        and "float" not in a.facts.integer.raised.message.lower(),
+        lambda found, a: (
+            getattr(a.facts.integer.raised, "kind", "") in ("TypeError", "ValueError")
+            and "float" not in a.facts.integer.raised.message.lower()
+        ),
     ),
     claim(
         "<name> does not exist where cube_grad was written",
@@ -319,8 +336,10 @@ CUBE_GRAD_CLAIMS = [
         '"got:" <what cube_grad returned>',
         r"^  got:\s+(?P<value>.+)$",
         _got,
-        lambda found, a: "returned: "
-        + "; ".join(repr(c.result)[:60] for c in a.facts.calls.values() if c.raised is None),
+        lambda found, a: (
+            "returned: "
+            + "; ".join(repr(c.result)[:60] for c in a.facts.calls.values() if c.raised is None)
+        ),
     ),
 ]
 

@@ -65,7 +65,7 @@ def _got_line(found, attempt) -> bool | None:
 
 
 def _not_from_x(forward_of: Callable[[torch.Tensor], torch.Tensor], decimal: bool):
-    """"forward gave back <v>: not (decimal) numbers computed from x": the value is forward's,
+    """ "forward gave back <v>: not (decimal) numbers computed from x": the value is forward's,
     and it does not hold forward_of(x) (as decimals, when the claim says decimal)."""
 
     def verify(found, attempt) -> bool:
@@ -78,9 +78,10 @@ def _not_from_x(forward_of: Callable[[torch.Tensor], torch.Tensor], decimal: boo
             return False
         truncated = flat(forward_of(p.x).trunc())
         from_x = numbers is not None and (same(numbers, want) or same(numbers, truncated))
-        floating = not (
-            isinstance(p.output, torch.Tensor) and not p.output.is_floating_point()
-        ) and "int" not in type(p.output).__name__
+        floating = (
+            not (isinstance(p.output, torch.Tensor) and not p.output.is_floating_point())
+            and "int" not in type(p.output).__name__
+        )
         return not (from_x and (floating or not decimal))
 
     return verify
@@ -110,8 +111,10 @@ def function_claims(forward_of: Callable[[torch.Tensor], torch.Tensor]) -> list[
         claim(
             "backward gave back <count> things",
             r"backward gave back (?P<count>\d+) things",
-            lambda found, a: isinstance(_probe(a).returned, tuple)
-            and len(_probe(a).returned) == int(found["count"]),
+            lambda found, a: (
+                isinstance(_probe(a).returned, tuple)
+                and len(_probe(a).returned) == int(found["count"])
+            ),
             lambda found, a: f"backward returned {_probe(a).returned!r}",
         ),
         claim(
@@ -128,15 +131,19 @@ def function_claims(forward_of: Callable[[torch.Tensor], torch.Tensor]) -> list[
         claim(
             "backward gave back <n> number(s) for <m>",
             r"backward gave back (?P<got>\d+) number\(s\) for (?P<want>\d+)",
-            lambda found, a: isinstance(_one(_probe(a)), torch.Tensor)
-            and _one(_probe(a)).numel() == int(found["got"])
-            and _probe(a).x.numel() == int(found["want"]),
+            lambda found, a: (
+                isinstance(_one(_probe(a)), torch.Tensor)
+                and _one(_probe(a)).numel() == int(found["got"])
+                and _probe(a).x.numel() == int(found["want"])
+            ),
         ),
         claim(
             "backward changed the kind of numbers (to <dtype>)",
             r"backward changed the kind of numbers \(to (?P<dtype>[\w.]+)\)",
-            lambda found, a: isinstance(_one(_probe(a)), torch.Tensor)
-            and str(_one(_probe(a)).dtype) == found["dtype"],
+            lambda found, a: (
+                isinstance(_one(_probe(a)), torch.Tensor)
+                and str(_one(_probe(a)).dtype) == found["dtype"]
+            ),
         ),
         claim(
             "this time grad_out was <numbers>",

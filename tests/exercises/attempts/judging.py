@@ -67,7 +67,7 @@ def run(spec: CheckSpec, attempt: Attempt) -> Outputs:
             out.html = verdict._repr_html_()
             if spec.has_hints:
                 out.hints = (str(verdict.hint(1)), str(verdict.hint(3)))
-        except Exception as error:  # noqa: BLE001 - that is what the test looks for
+        except Exception as error:
             out.escaped = f"{type(error).__name__}: {error}"
     out.printed = printed.getvalue()
     return out
@@ -122,7 +122,9 @@ def mark_problems(spec: CheckSpec, attempt: Attempt, out: Outputs) -> list[Probl
         ticks = sum(line.mark == "✓" for line in lines)
         later = sum(line.mark == "○" for line in lines)
         if (top.passed, top.total, top.later) != (ticks, len(lines), later):
-            found.append(Problem("d: headline's counts differ from the marks", _first(out.text), ""))
+            found.append(
+                Problem("d: headline's counts differ from the marks", _first(out.text), "")
+            )
     if [(c.mark, c.name) for c in html_case_lines(out.html)] != [(c.mark, c.name) for c in lines]:
         found.append(Problem("d: HTML marks differ from the text's", _excerpt(out.html), ""))
     return found
@@ -153,7 +155,9 @@ def show(attempt: Attempt, out: Outputs, problem: Problem) -> str:
     if attempt.argument:
         what = f"argument: {what_it_is(attempt.learner)}"
     else:
-        what = f"{attempt.label}\n{diff(unparse(parse(attempt.base)), unparse(parse(attempt.source)))}"
+        what = (
+            f"{attempt.label}\n{diff(unparse(parse(attempt.base)), unparse(parse(attempt.source)))}"
+        )
     return (
         f"--- {problem.kind}\nattempt: {what}\noutput:\n{_excerpt(out.text or out.escaped, 14)}\n"
         f"false: {problem.said}" + (f"\nbecause: {problem.why}" if problem.why else "")
@@ -189,3 +193,22 @@ def failures(judged: Sequence[Judged], prefix: str, shown: int = 3) -> str:
     counts = "\n".join(f"  {len(v)} x {k}" for k, v in sorted(by_kind.items()))
     examples = "\n\n".join(e for v in by_kind.values() for e in v[:shown])
     return f"{sum(map(len, by_kind.values()))} problems of {len(judged)} attempts:\n{counts}\n\n{examples}"
+
+
+BAD_HINTS = ("yes", 5, -1, 2.5, None)
+
+
+def hint_problems(spec: CheckSpec, answer: object) -> list[str]:
+    """A bad hint level adds the line "hint must be a whole number from 0 to 3; you passed
+    <what>." naming the value; the problems, one per bad level."""
+    found = []
+    for level in BAD_HINTS:
+        try:
+            text = str(spec.check(answer, hint=level))
+        except Exception as error:
+            found.append(f"hint={level!r}: {type(error).__name__}: {error}")
+            continue
+        want = f"hint must be a whole number from 0 to 3; you passed {what_it_is(level)}."
+        if want not in text.splitlines():
+            found.append(f"hint={level!r}: no line {want!r} in:\n{text}")
+    return found

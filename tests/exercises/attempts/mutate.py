@@ -96,7 +96,9 @@ def nodes(kind: type | tuple, inside: Sequence[str] = (), where=lambda n: True) 
     def find(tree: ast.Module) -> list[ast.AST]:
         scope = [tree]
         if inside:
-            scope = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in inside]
+            scope = [
+                n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in inside
+            ]
         found, seen = [], set()
         for root in scope:
             for n in ast.walk(root):

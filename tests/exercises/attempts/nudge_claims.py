@@ -47,7 +47,9 @@ def _got(found, a) -> bool | None:
         return None
     said = float(text)
     numbers = [a.facts.number(CUBE), a.facts.number(SQUARE)]
-    return any(n is not None and (n == said or _close(n, said) or f"{n:.10g}" == text) for n in numbers)
+    return any(
+        n is not None and (n == said or _close(n, said) or f"{n:.10g}" == text) for n in numbers
+    )
 
 
 def _kind(found, a) -> bool:
@@ -102,14 +104,17 @@ NUDGE_CLAIMS = [
     claim(
         "my_nudge gave back <n> things",
         r"my_nudge gave back (?P<n>\d+) things",
-        lambda found, a: isinstance(_on_cube(a).value, tuple | list)
-        and len(_on_cube(a).value) == int(found["n"]),
+        lambda found, a: (
+            isinstance(_on_cube(a).value, tuple | list)
+            and len(_on_cube(a).value) == int(found["n"])
+        ),
     ),
     claim(
         "x held one number, but my_nudge gave back <n>",
         r"x held one number, but my_nudge gave back (?P<n>\d+)",
-        lambda found, a: hasattr(_on_cube(a).value, "numel")
-        and _on_cube(a).value.numel() == int(found["n"]),
+        lambda found, a: (
+            hasattr(_on_cube(a).value, "numel") and _on_cube(a).value.numel() == int(found["n"])
+        ),
     ),
     claim(
         "my_nudge gave back <a kind>, not a number",

@@ -20,9 +20,7 @@ def _symbol(op: ast.operator) -> str:
 def delete_statement(inside: Sequence[str]) -> Operator:
     """Delete one statement (never a def or class)."""
     simple = (ast.Assign, ast.AugAssign, ast.Expr, ast.Return, ast.If, ast.Raise, ast.With)
-    return site_operator(
-        "delete statement", nodes(simple, inside), lambda node: [("", None)]
-    )
+    return site_operator("delete statement", nodes(simple, inside), lambda node: [("", None)])
 
 
 def change_constant(inside: Sequence[str], values: Sequence[object]) -> Operator:

@@ -101,8 +101,12 @@ def _lines(base: str) -> list[Mutant]:
                     label = f"forward {f!r}, backward {b!r}"
                     found.append(Mutant(label, text))
                     if "x" in b.replace("ctx.x", ""):
-                        found.append(Mutant(label + " after a cell's x", text.replace(
-                            "class MyRound", NOTEBOOK_X + "class MyRound", 1)))
+                        found.append(
+                            Mutant(
+                                label + " after a cell's x",
+                                text.replace("class MyRound", NOTEBOOK_X + "class MyRound", 1),
+                            )
+                        )
     return found
 
 

@@ -26,7 +26,7 @@ def _backward_reads(cls: type) -> set[str]:
 
 
 def _outside(found, a) -> bool:
-    """"backward used <name>, a tensor from outside it: the notebook's own <name>, <values>"."""
+    """ "backward used <name>, a tensor from outside it: the notebook's own <name>, <values>"."""
     name = found["name"]
     tensor = a.facts.module_tensors.get(name)
     if tensor is None or name not in _backward_reads(a.learner):
@@ -36,11 +36,13 @@ def _outside(found, a) -> bool:
 
 def _not_defined(found, a) -> bool:
     raised = probe(a).backward_raised
-    return raised is not None and raised.kind == "NameError" and f"'{found['name']}'" in raised.message
+    return (
+        raised is not None and raised.kind == "NameError" and f"'{found['name']}'" in raised.message
+    )
 
 
 def _own_x(found, a) -> bool:
-    """"(the notebook's own x)" after a got value: backward gave back that global as it is."""
+    """ "(the notebook's own x)" after a got value: backward gave back that global as it is."""
     tensor = a.facts.module_tensors.get(found["name"])
     return tensor is not None and close(one(probe(a)), tensor)
 
@@ -87,8 +89,9 @@ ROUND_CLAIMS = [
     claim(
         "forward rounded 2.5 up to 3",
         r"forward rounded 2\.5 up to 3",
-        lambda found, a: 2.5 in probe(a).x.tolist()
-        and close(probe(a).output, torch.floor(probe(a).x + 0.5)),
+        lambda found, a: (
+            2.5 in probe(a).x.tolist() and close(probe(a).output, torch.floor(probe(a).x + 0.5))
+        ),
     ),
     claim(
         "backward still gives back the placeholder ...",
@@ -117,4 +120,3 @@ UNVERIFIED = [
     ("Did you forget the word return?", "a question, not a claim"),
     ("forward does not round the way torch.round does", "true whenever the case fails"),
 ]
-

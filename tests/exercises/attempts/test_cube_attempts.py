@@ -4,7 +4,7 @@ import pytest
 
 from tests.exercises.attempts import specs
 from tests.exercises.attempts.cube_attempts import cube_attempts
-from tests.exercises.attempts.judging import failures, judge_all
+from tests.exercises.attempts.judging import failures, hint_problems, judge_all
 
 MINIMUM = 300
 
@@ -25,21 +25,15 @@ def test_enough_distinct_attempts():
 
 def test_the_oracle_tells_the_starter_from_the_answer():
     """The oracle of "right" passes the hint's answer and fails the notebook's starter."""
-    by_label = {a.label: a for a in cube_attempts()[0]}
-    right = specs.cube().right
-    assert right(by_label.get("answer: unchanged") or _same_as("answer: unchanged"))
-    assert not right(by_label["starter: unchanged"])
-
-
-def _same_as(label: str):
-    """An attempt dropped as a duplicate: the kept one with its behaviour."""
     from tests.exercises.attempts.cube_attempts import bases
     from tests.exercises.attempts.cube_facts import cube_facts
     from tests.exercises.attempts.distinct import Attempt
     from tests.exercises.attempts.loading import load_source
 
-    cube = load_source(bases()[label.split(":")[0]], "cube").Cube
-    return Attempt("check_cube", label, cube, facts=cube_facts(cube))
+    right = specs.cube().right
+    for name, want in (("answer", True), ("starter", False), ("lessons_lib", True)):
+        cls = load_source(bases()[name], "cube").Cube
+        assert right(Attempt("check_cube", name, cls, facts=cube_facts(cls))) is want
 
 
 def test_no_exception_or_traceback(judged):
@@ -70,3 +64,10 @@ def test_every_claim_about_the_code_is_true(judged):
 def test_wrong_arguments_get_one_line(judged):
     """f: a wrong argument gets one line naming what was passed and what is wanted."""
     assert not (message := failures(judged, "f:")), message
+
+
+def test_a_bad_hint_level_is_named():
+    """A hint level that is not 0 to 3 gets one line saying so and naming what was passed."""
+    spec = specs.cube()
+    answer = next(a.learner for a in cube_attempts()[0] if a.facts is not None and spec.right(a))
+    assert not (problems := hint_problems(spec, answer)), "\n\n".join(problems)

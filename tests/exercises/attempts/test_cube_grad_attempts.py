@@ -5,10 +5,9 @@ import inspect
 import pytest
 
 from lessons_lib.exercises.backward_pass import answers
-
 from tests.exercises.attempts import specs
 from tests.exercises.attempts.cube_grad_attempts import cube_grad_attempts
-from tests.exercises.attempts.judging import failures, judge_all
+from tests.exercises.attempts.judging import failures, hint_problems, judge_all
 
 MINIMUM = 300
 
@@ -71,3 +70,12 @@ def test_every_claim_about_the_code_is_true(judged):
 def test_wrong_arguments_get_one_line(judged):
     """f: a wrong argument gets one line naming what was passed and what is wanted."""
     assert not (message := failures(judged, "f:")), message
+
+
+def test_a_bad_hint_level_is_named():
+    """A hint level that is not 0 to 3 gets one line saying so and naming what was passed."""
+    spec = specs.cube_grad()
+    answer = next(
+        a.learner for a in cube_grad_attempts()[0] if a.facts is not None and spec.right(a)
+    )
+    assert not (problems := hint_problems(spec, answer)), "\n\n".join(problems)

@@ -3,8 +3,8 @@
 import pytest
 
 from tests.exercises.attempts import specs
+from tests.exercises.attempts.judging import failures, hint_problems, judge_all
 from tests.exercises.attempts.nudge_attempts import nudge_attempts
-from tests.exercises.attempts.judging import failures, judge_all
 
 MINIMUM = 300
 
@@ -64,3 +64,10 @@ def test_every_claim_about_the_code_is_true(judged):
 def test_wrong_arguments_get_one_line(judged):
     """f: a wrong argument gets one line naming what was passed and what is wanted."""
     assert not (message := failures(judged, "f:")), message
+
+
+def test_a_bad_hint_level_is_named():
+    """A hint level that is not 0 to 3 gets one line saying so and naming what was passed."""
+    spec = specs.nudge()
+    answer = next(a.learner for a in nudge_attempts()[0] if a.facts is not None and spec.right(a))
+    assert not (problems := hint_problems(spec, answer)), "\n\n".join(problems)
