@@ -107,7 +107,7 @@ def cube_attempts() -> tuple[list[Attempt], int]:
         # lessons_lib's Cube is the answer with comments: only itself, as a right attempt.
         firsts = mutants(base, FIRST) if name != "lessons_lib" else []
         # The second order from the answer only: the starter differs from it by one line.
-        seconds = second_order(firsts, SECOND, every=4) if name == "answer" else []
+        seconds = second_order(firsts, SECOND, every=7) if name == "answer" else []
         every = [Mutant("unchanged", base), *firsts, *seconds]
         made += [_loaded(name, base, m) for m in every if m.source not in seen]
         seen.update(m.source for m in every)

@@ -38,7 +38,10 @@ def _chain_rule(found, a) -> bool | None:
         stats = {"the sum of grad_out": g.sum(), "the mean of grad_out": g.mean()}
         stats["grad_out's first element"] = g.flatten()[0]
         named = [v for k, v in stats.items() if k in what]
-        return bool(named) and close(base, named[0] * slope)
+        if named:
+            return close(base, named[0] * slope)
+        k = base.flatten()[0] / slope.flatten()[0]  # unnamed: some one number times the slope
+        return close(base, k * slope)
     return None
 
 

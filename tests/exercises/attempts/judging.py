@@ -81,7 +81,9 @@ def problems(spec: CheckSpec, attempt: Attempt, out: Outputs) -> list[Problem]:
     if has_traceback(*out.every_text):
         found.append(Problem("a: traceback in the output", _excerpt(out.text), "no tracebacks"))
     refuse = attempt.argument and should_refuse(attempt.learner, spec.wants_class)
-    if refuse:
+    # A callable that cannot be the answer (len, a lambda) may be run or refused: both are fair.
+    refused = attempt.argument and refusal_line(out.text, spec.name) is not None
+    if refuse or refused:
         found += _refusal_problems(spec, attempt, out)
         found += false_claims(spec.claims, out.text, attempt)
         return found
