@@ -1,6 +1,7 @@
 """The attempts' report: per check, how many attempts were generated and kept (distinct by
 behaviour), how many are right and wrong, and the problems found by kind with one example
-each. Run: python -m tests.exercises.attempts.report  (from the repository's root)."""
+each. Run from the repository's root: python -m tests.exercises.attempts.report
+(--counts: no examples; --claims: the claim kinds verified and those that are not)."""
 
 import sys
 import time
@@ -82,5 +83,33 @@ def report(examples: bool = True) -> str:
     return "\n".join(lines)
 
 
+def claim_kinds() -> str:
+    """The claim kinds each check's sentences are verified by, and those left unverified."""
+    from tests.exercises.attempts import (
+        cube_claims,
+        cube_grad_claims,
+        doctor_claims,
+        doctor_judging,
+        nudge_claims,
+        straight_through_claims,
+    )
+
+    lines = []
+    for name, kinds, module in (
+        ("check_cube", cube_claims.CUBE_CLAIMS, cube_claims),
+        ("check_cube_grad", cube_grad_claims.CUBE_GRAD_CLAIMS, cube_grad_claims),
+        ("check_straight_through", straight_through_claims.ROUND_CLAIMS, straight_through_claims),
+        ("check_nudge", nudge_claims.NUDGE_CLAIMS, nudge_claims),
+        ("check_function", doctor_judging.DOCTOR_CLAIMS, doctor_claims),
+    ):
+        lines.append(f"== {name}: {len(kinds)} claim kinds verified")
+        lines += [f"   + {k.name}" for k in kinds]
+        lines += [f"   - not verified: {what} ({why})" for what, why in module.UNVERIFIED]
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    print(report(examples="--counts" not in sys.argv))
+    if "--claims" in sys.argv:
+        print(claim_kinds())
+    else:
+        print(report(examples="--counts" not in sys.argv))
