@@ -1,8 +1,10 @@
 """Learner source imported as a real module from a file, as a notebook cell's code would be
 defined: inspect.getsource and tracebacks see the source, which the checks read."""
 
+import atexit
 import hashlib
 import importlib.util
+import shutil
 import sys
 import tempfile
 import warnings
@@ -10,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 _FOLDER = Path(tempfile.mkdtemp(prefix="learner_attempts_"))
+atexit.register(shutil.rmtree, _FOLDER, ignore_errors=True)  # the modules die with the process
 _LOADED: dict[str, ModuleType] = {}
 
 
