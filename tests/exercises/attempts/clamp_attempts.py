@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from hypothesis import Phase, settings
 
 from tests.exercises.attempts.clamp_arguments import WrongArgument, wrong_arguments
-from tests.exercises.attempts.clamp_bases import Base, edge_bases, suite_bases
+from tests.exercises.attempts.clamp_bases import edge_bases, suite_bases
 from tests.exercises.attempts.clamp_facts import Facts, facts_of, signature
 from tests.exercises.attempts.clamp_modules import load_function, load_module
 from tests.exercises.attempts.clamp_mutate import mutants, one_mutant
@@ -89,7 +89,8 @@ def without_property_tests(source: str) -> str:
     given = {
         n.name
         for n in ast.walk(tree)
-        if isinstance(n, ast.FunctionDef) and any("given" in ast.unparse(d) for d in n.decorator_list)
+        if isinstance(n, ast.FunctionDef)
+        and any("given" in ast.unparse(d) for d in n.decorator_list)
     }
 
     class Strip(ast.NodeTransformer):
@@ -181,4 +182,6 @@ def distinct(attempts: list[Attempt], run: Callable = facts_of) -> list[Attempt]
 
 
 def with_wrong_arguments(part: int, attempts: list[Attempt]) -> list[Attempt]:
-    return attempts + [Attempt(part, f"argument {w.label}", w.value, wrong=w) for w in wrong_arguments()]
+    return attempts + [
+        Attempt(part, f"argument {w.label}", w.value, wrong=w) for w in wrong_arguments()
+    ]

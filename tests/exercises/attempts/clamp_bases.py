@@ -58,7 +58,9 @@ def _answer_step(hint_ladder: tuple) -> str:
 
 def edge_bases() -> list[Base]:
     """Part 1's sources: the answer (as the hint shows it) and the notebook's starter."""
-    bases = [Base("answer edge_test", "edge_test", textwrap.dedent(inspect.getsource(answers.edge_test)))]
+    bases = [
+        Base("answer edge_test", "edge_test", textwrap.dedent(inspect.getsource(answers.edge_test)))
+    ]
     hinted = _answer_step(words.edge_hints())
     if hinted != bases[0].source:
         bases.append(Base("hint ladder's answer", "edge_test", hinted))

@@ -10,7 +10,6 @@ print that no checker verifies, and why.
 import ast
 import functools
 import inspect
-import math
 import re
 import textwrap
 from collections.abc import Callable
@@ -81,16 +80,21 @@ def _value_words(value: object) -> list[str]:
     return [" ".join(repr(value).split())[:60], type(value).__name__]
 
 
+def _plain(text: str) -> str:
+    """Text with spaces and a tensor's dtype left out, to compare two writings of a value."""
+    return re.sub(r",\s*dtype=torch\.\w+", "", "".join(text.split()))
+
+
 def _named(said: str, value: object) -> bool:
-    said = " ".join(said.split())
-    return any(w and (w in said or said in w) for w in _value_words(value))
+    said = _plain(said)
+    return any(w and (_plain(w) in said or said in _plain(w)) for w in _value_words(value))
 
 
 # --- the checkers -----------------------------------------------------------------------
 
 
 def you_passed(ctx: Context) -> list[str]:
-    """"you passed <what>" names the argument actually passed."""
+    """ "you passed <what>" names the argument actually passed."""
     false = []
     for what in re.findall(r"[Yy]ou passed (.+?)(?:;|, not |: pass|$)", ctx.verdict.text, re.M):
         if what.startswith("the string 'yes'"):  # the hint level, checked on its own
@@ -102,12 +106,14 @@ def you_passed(ctx: Context) -> list[str]:
             if what not in fair:
                 false.append(f"said 'you passed {what}', but a test function {name} was passed")
         elif what != wrong.what:
-            false.append(f"said 'you passed {what}', but {wrong.label} was passed (want '{wrong.what}')")
+            false.append(
+                f"said 'you passed {what}', but {wrong.label} was passed (want '{wrong.what}')"
+            )
     return false
 
 
 def returned_false(ctx: Context) -> list[str]:
-    """"<test> returned False" is what the test did on the first problem's Clamp01."""
+    """ "<test> returned False" is what the test did on the first problem's Clamp01."""
     if ctx.run is None or not re.search(r"\b\w+ returned False\b", ctx.verdict.problem_block):
         return []
     if ctx.run.error is None and ctx.run.returned is False:
@@ -117,14 +123,12 @@ def returned_false(ctx: Context) -> list[str]:
 
 
 def found_nothing_wrong(ctx: Context) -> list[str]:
-    """"found nothing wrong" is true of the first problem's Clamp01 run."""
+    """ "found nothing wrong" is true of the first problem's Clamp01 run."""
     block = ctx.verdict.problem_block.split("\n  how to fix it:")[0]
     if ctx.run is None or "found nothing wrong" not in block:
         return []
-    if "abs-grad-out" in block:  # said of the abs-grad-out run, not of this one
-        run = ctx.attempt.facts.runs["abs-grad-out"]
-    else:
-        run = ctx.run
+    # Said of the abs-grad-out run, in the uneven case, not of the first problem's run.
+    run = ctx.attempt.facts.runs["abs-grad-out"] if "abs-grad-out" in block else ctx.run
     if not run.fails:
         return []
     did = f"raised {run.error_type}" if run.error else "returned False"
@@ -132,7 +136,7 @@ def found_nothing_wrong(ctx: Context) -> list[str]:
 
 
 def gave_back(ctx: Context) -> list[str]:
-    """"my_edge_test gave back <value>" and the "got:" of "gives back True or False" name
+    """ "my_edge_test gave back <value>" and the "got:" of "gives back True or False" name
     what the test gave back (and it did give something back: it did not raise)."""
     false = []
     block = ctx.verdict.problem_block
@@ -154,11 +158,11 @@ def gave_back(ctx: Context) -> list[str]:
 
 
 def raised(ctx: Context) -> list[str]:
-    """"<test> raised <Error>: <message>, at the line `<line>`" matches the exception the
+    """ "<test> raised <Error>: <message>, at the line `<line>`" matches the exception the
     attempt raised on the first problem's Clamp01, and the attempt's own line."""
     false = []
     pattern = r"\b\w+ raised (\w+)(?:: (.*?))?(?:, at the line `(.*?)`)?(?: \(|$)"
-    for kind, message, line in re.findall(pattern, ctx.verdict.problem_block, re.M):
+    for kind, _message, line in re.findall(pattern, ctx.verdict.problem_block, re.M):
         run = ctx.run
         if run is None:
             false.append(f"said it raised {kind}, but nothing was run")
@@ -187,7 +191,9 @@ def quoted_numbers(ctx: Context) -> list[str]:
     grads = {numbers(b.grad) for r in runs for b in r.backwards}
     for said in re.findall(r"grad_out = (\[[^\]]*\])", text):
         if said not in grad_outs:
-            false.append(f"quoted grad_out = {said}, but the grad_outs sent were {sorted(grad_outs)}")
+            false.append(
+                f"quoted grad_out = {said}, but the grad_outs sent were {sorted(grad_outs)}"
+            )
     for said in re.findall(r"\bx = (\[[^\]]*\])", text):
         if said not in points:
             false.append(f"quoted x = {said}, but the points sent were {sorted(points)}")
@@ -198,9 +204,11 @@ def quoted_numbers(ctx: Context) -> list[str]:
 
 
 def repeated_grad_out(ctx: Context) -> list[str]:
-    """"grad_out = [..], one number repeated / a single number" describes that grad_out."""
+    """ "grad_out = [..], one number repeated / a single number" describes that grad_out."""
     false = []
-    for said, kind in re.findall(r"grad_out = (\[[^\]]*\]), (one number repeated|a single number)", ctx.verdict.problem_block):
+    for said, kind in re.findall(
+        r"grad_out = (\[[^\]]*\]), (one number repeated|a single number)", ctx.verdict.problem_block
+    ):
         values = said.strip("[]").split(", ")
         if kind == "a single number" and len(values) != 1:
             false.append(f"called {said} a single number")
@@ -210,19 +218,25 @@ def repeated_grad_out(ctx: Context) -> list[str]:
 
 
 def every_grad_out_repeated(ctx: Context) -> list[str]:
-    """"every grad_out my_checks sent held one value repeated (v, ...)" is true of the suite's
+    """ "every grad_out my_checks sent held one value repeated (v, ...)" is true of the suite's
     own grad_outs on the course's Clamp01."""
-    said = re.search(r"every grad_out \w+ sent held one value repeated \(([^)]*)\)", ctx.verdict.text)
+    said = re.search(
+        r"every grad_out \w+ sent held one value repeated \(([^)]*)\)", ctx.verdict.text
+    )
     if not said or ctx.attempt.facts is None:
         return []
     sent = [b.grad_out for b in ctx.attempt.facts.course.own_grad_outs()]
     if not sent or any(len(set(g.flatten().tolist())) > 1 and g.numel() > 1 for g in sent):
-        return [f"said every grad_out held one value repeated, but it sent {[numbers(g) for g in sent]}"[:300]]
+        return [
+            f"said every grad_out held one value repeated, but it sent {[numbers(g) for g in sent]}"[
+                :300
+            ]
+        ]
     return []
 
 
 def backward_never_ran(ctx: Context) -> list[str]:
-    """"backward never ran" / "backward ran only inside gradcheck" are true."""
+    """ "backward never ran" / "backward ran only inside gradcheck" are true."""
     false = []
     text = ctx.verdict.problem_block
     course = ctx.attempt.facts.course if ctx.attempt.facts else None
@@ -230,26 +244,30 @@ def backward_never_ran(ctx: Context) -> list[str]:
         return []
     if "the Clamp01's backward never ran" in text and course.backwards:
         false.append(f"said backward never ran, but it ran {len(course.backwards)} time(s)")
-    if "backward ran only inside gradcheck" in text:
-        if course.own_grad_outs() or not course.backwards:
-            false.append(
-                f"said backward ran only inside gradcheck, but it ran {len(course.own_grad_outs())} "
-                f"time(s) outside and {len(course.backwards) - len(course.own_grad_outs())} inside"
-            )
+    only_inside = course.own_grad_outs() or not course.backwards
+    if "backward ran only inside gradcheck" in text and only_inside:
+        false.append(
+            f"said backward ran only inside gradcheck, but it ran {len(course.own_grad_outs())} "
+            f"time(s) outside and {len(course.backwards) - len(course.own_grad_outs())} inside"
+        )
     return false
 
 
 def never_applied(ctx: Context) -> list[str]:
-    """"never called Clamp01Candidate.apply" and "called ... forward by hand N time(s)"."""
+    """ "never called Clamp01Candidate.apply" and "called ... forward by hand N time(s)"."""
     false = []
     text = ctx.verdict.problem_block
     if ctx.run is None:
         return []
     if "never called Clamp01Candidate.apply" in text and ctx.run.applied:
-        false.append(f"said apply was never called, but it was called {len(ctx.run.applied)} time(s)")
+        false.append(
+            f"said apply was never called, but it was called {len(ctx.run.applied)} time(s)"
+        )
     for n in re.findall(r"called Clamp01Candidate\.forward by hand (\d+) time", text):
         if int(n) != ctx.run.forward_direct:
-            false.append(f"said forward was called by hand {n} time(s), but it was {ctx.run.forward_direct}")
+            false.append(
+                f"said forward was called by hand {n} time(s), but it was {ctx.run.forward_direct}"
+            )
     return false
 
 
@@ -272,10 +290,16 @@ def error_causes(ctx: Context) -> list[str]:
         "backward() without an argument needs one number": "scalar outputs" in message,
         "must take exactly one argument": isinstance(error, TypeError) and "argument" in message,
     }
-    false = [f"said '{cause}...', but it raised {ctx.run.error_type or 'nothing'}: {message[:100]}" for cause, true in causes.items() if cause in text and not true]
+    false = [
+        f"said '{cause}...', but it raised {ctx.run.error_type or 'nothing'}: {message[:100]}"
+        for cause, true in causes.items()
+        if cause in text and not true
+    ]
     for name in re.findall(r"(\w+) does not exist where", text):
         if not (isinstance(error, NameError) and error.name == name):
-            false.append(f"said {name} does not exist, but it raised {ctx.run.error_type or 'nothing'}: {message[:100]}")
+            false.append(
+                f"said {name} does not exist, but it raised {ctx.run.error_type or 'nothing'}: {message[:100]}"
+            )
     return false
 
 
@@ -285,11 +309,17 @@ def _at_edges(clamp: str) -> str:
     cls = CORRECT[clamp]()
     x = torch.tensor([0.0, 1.0], requires_grad=True)
     cls.apply(x).backward(torch.tensor([3.0, 3.0]))
-    return "0" if x.grad.tolist() == [0.0, 0.0] else "grad_out" if x.grad.tolist() == [3.0, 3.0] else "other"
+    return (
+        "0"
+        if x.grad.tolist() == [0.0, 0.0]
+        else "grad_out"
+        if x.grad.tolist() == [3.0, 3.0]
+        else "other"
+    )
 
 
 def correct_clamp(ctx: Context) -> list[str]:
-    """"This Clamp01 is correct", "at exactly 0 and 1 it gives back X", "your test passes
+    """ "This Clamp01 is correct", "at exactly 0 and 1 it gives back X", "your test passes
     another correct one that gives back Y there" are true."""
     text, false = ctx.verdict.problem_block, []
     clamp = relevant_clamp(ctx.verdict.first_problem)
@@ -297,27 +327,41 @@ def correct_clamp(ctx: Context) -> list[str]:
         false.append(f"said the Clamp01 is correct, but the first problem is about {clamp}")
     if ctx.attempt.facts is None:
         if "This Clamp01 is correct" in text or "a check that fails it" in text:
-            false.append(f"spoke of a check failing a correct Clamp01, but {ctx.attempt.wrong.label} was passed, no check")
+            false.append(
+                f"spoke of a check failing a correct Clamp01, but {ctx.attempt.wrong.label} was passed, no check"
+            )
         return false
     said = re.search(r"At exactly 0 and 1 it gives (?:back )?(0|grad_out)", text, re.I)
     if said and clamp in CORRECT and said[1] != _at_edges(clamp):
-        false.append(f"said this Clamp01 gives {said[1]} at 0 and 1, but it gives {_at_edges(clamp)}")
+        false.append(
+            f"said this Clamp01 gives {said[1]} at 0 and 1, but it gives {_at_edges(clamp)}"
+        )
     other = re.search(r"pass(?:es)? another correct one that gives (?:back )?(0|grad_out)", text)
     if other:
-        passing = [c for c in CORRECT if not ctx.attempt.facts.runs[c].fails and _at_edges(c) == other[1]]
+        passing = [
+            c for c in CORRECT if not ctx.attempt.facts.runs[c].fails and _at_edges(c) == other[1]
+        ]
         if not passing:
-            false.append(f"said the test passes another correct Clamp01 giving {other[1]} at the edges, but it passes none")
+            false.append(
+                f"said the test passes another correct Clamp01 giving {other[1]} at the edges, but it passes none"
+            )
     return false
 
 
 def own_raise(ctx: Context) -> list[str]:
     """A raise of the learner's own is named as theirs, and nothing else is called theirs."""
     text = ctx.verdict.problem_block
-    says = re.search(r"your own (?:`?raise`?|error)|you raised|raised it yourself", text, re.I)
+    says = re.search(
+        r"your own (?:`?raise`?|error|exception)|you raised|your raise|raise statement|raised it yourself",
+        text,
+        re.I,
+    )
     if ctx.run is None:
         return []
     if says and not ctx.run.own_raise:
-        return [f"said the error was the learner's own raise, but it came from `{ctx.run.error_line or 'library code'}`"]
+        return [
+            f"said the error was the learner's own raise, but it came from `{ctx.run.error_line or 'library code'}`"
+        ]
     if not says and ctx.run.own_raise and ctx.verdict.first_problem.startswith("passes "):
         return [f"did not say the error was the learner's own raise, at `{ctx.run.error_line}`"]
     return []
@@ -329,9 +373,14 @@ def _given_functions(tree: ast.AST | None) -> tuple[list[str], set[str]]:
     given = [
         n.name
         for n in ast.walk(tree)
-        if isinstance(n, ast.FunctionDef) and any("given" in ast.unparse(d) for d in n.decorator_list)
+        if isinstance(n, ast.FunctionDef)
+        and any("given" in ast.unparse(d) for d in n.decorator_list)
     ]
-    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    called = {
+        n.func.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
     return given, called
 
 
@@ -345,20 +394,36 @@ def property_claims(ctx: Context) -> list[str]:
     course = ctx.attempt.facts.course
     drawn = len(course.drawn_inputs())
     given, called = _given_functions(ctx.tree)
-    for n in re.findall(r"ran on (\d+) drawn inputs", text) + re.findall(r"only (\d+) different input\(s\) reached", text):
+    for n in re.findall(r"ran on (\d+) drawn inputs", text) + re.findall(
+        r"only (\d+) different input\(s\) reached", text
+    ):
         if int(n) != drawn:
             false.append(f"said {n} drawn inputs reached apply, but {drawn} did")
     for name in set(re.findall(r"(\w+) is defined but never called", text)):
         if name not in given or name in called:
-            false.append(f"said {name} is defined but never called, but its source {'calls it' if name in called else 'has no such property test'}")
+            false.append(
+                f"said {name} is defined but never called, but its source {'calls it' if name in called else 'has no such property test'}"
+            )
     if "has no property test" in text and (given or drawn):
-        false.append(f"said there is no property test, but the source has {given} and {drawn} drawn inputs")
+        false.append(
+            f"said there is no property test, but the source has {given} and {drawn} drawn inputs"
+        )
     if "never received what hypothesis drew" in text and drawn:
-        false.append(f"said apply never received what hypothesis drew, but {drawn} drawn inputs reached it")
+        false.append(
+            f"said apply never received what hypothesis drew, but {drawn} drawn inputs reached it"
+        )
     probe = ctx.attempt.facts.runs.get("wrong-while-hypothesis-draws")
-    if probe is not None and "(backward never ran in it)" in text and any(b.drawn for b in probe.backwards):
+    if (
+        probe is not None
+        and "(backward never ran in it)" in text
+        and any(b.drawn for b in probe.backwards)
+    ):
         false.append("said backward never ran in the property test, but it did")
-    if probe is not None and "(backward ran in it)" in text and not any(b.drawn for b in probe.backwards):
+    if (
+        probe is not None
+        and "(backward ran in it)" in text
+        and not any(b.drawn for b in probe.backwards)
+    ):
         false.append("said backward ran in the property test, but it never did")
     said = re.search(r"Your property test drew (nan and inf|nan|inf)", text)
     if said and ctx.run is not None:
@@ -377,7 +442,9 @@ def property_claims(ctx: Context) -> list[str]:
             if bad
         }
         if not set(said[1].split(" and ")) <= seen:
-            false.append(f"said the property test drew {said[1]}, but it drew {sorted(seen) or 'only finite numbers'}")
+            false.append(
+                f"said the property test drew {said[1]}, but it drew {sorted(seen) or 'only finite numbers'}"
+            )
     return false
 
 
@@ -387,28 +454,49 @@ def gradcheck_claims(ctx: Context) -> list[str]:
     text, false = ctx.verdict.text, []
     if "drops that result" in text:
         dropped = ctx.tree is not None and any(
-            isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and any(k.arg == "raise_exception" for k in n.value.keywords)
+            isinstance(n, ast.Expr)
+            and isinstance(n.value, ast.Call)
+            and any(k.arg == "raise_exception" for k in n.value.keywords)
             for n in ast.walk(ctx.tree)
         )
         if not dropped:
-            false.append("said a gradcheck(..., raise_exception=False) result is dropped, but none is")
+            false.append(
+                "said a gradcheck(..., raise_exception=False) result is dropped, but none is"
+            )
     if ctx.run is None:
         return false
     in_gradcheck = [a.x for a in ctx.run.applied if a.in_gradcheck]
-    if "gradcheck ran in float32" in text and not any(x.dtype == torch.float32 for x in in_gradcheck):
-        false.append(f"said gradcheck ran in float32, but its inputs were {sorted({str(x.dtype) for x in in_gradcheck})}")
-    if "gradcheck met a kink" in text:
-        near = any(((x - 0).abs() <= 1e-5).any() or ((x - 1).abs() <= 1e-5).any() for x in in_gradcheck if x.is_floating_point())
+    if (
+        "gradcheck ran in float32" in text
+        and in_gradcheck
+        and not any(x.dtype == torch.float32 for x in in_gradcheck)
+    ):
+        false.append(
+            f"said gradcheck ran in float32, but its inputs were {sorted({str(x.dtype) for x in in_gradcheck})}"
+        )
+    if "gradcheck met a kink" in text and in_gradcheck:  # unseen when gradcheck ran on no apply
+        near = any(
+            ((x - 0).abs() <= 1e-5).any() or ((x - 1).abs() <= 1e-5).any()
+            for x in in_gradcheck
+            if x.is_floating_point()
+        )
         if not near:
-            false.append("said gradcheck met a kink, but no point it ran on was within eps of 0 or 1")
+            false.append(
+                "said gradcheck met a kink, but no point it ran on was within eps of 0 or 1"
+            )
     if "gradcheck failed on correct code" in text and ctx.run.error_type != "GradcheckError":
-        false.append(f"said gradcheck failed, but the attempt raised {ctx.run.error_type or 'nothing'}")
+        false.append(
+            f"said gradcheck failed, but the attempt raised {ctx.run.error_type or 'nothing'}"
+        )
     return false
 
 
 def abs_grad_out_claims(ctx: Context) -> list[str]:
-    """"every grad_out my_checks sent was 0 or more" is true of the abs-grad-out run."""
-    if ctx.attempt.facts is None or "every grad_out my_checks sent was 0 or more" not in ctx.verdict.text:
+    """ "every grad_out my_checks sent was 0 or more" is true of the abs-grad-out run."""
+    if (
+        ctx.attempt.facts is None
+        or "every grad_out my_checks sent was 0 or more" not in ctx.verdict.text
+    ):
         return []
     run = ctx.attempt.facts.runs["abs-grad-out"]
     negative = [numbers(b.grad_out) for b in run.own_grad_outs() if (b.grad_out < 0).any()]
@@ -429,7 +517,11 @@ def headline(ctx: Context) -> list[str]:
     if m["all"]:
         ok = int(m["all"]) == len(marks) and set(marks) == {"✓"}
     else:
-        ok = (int(m["passed"]), int(m["total"]), int(m["open"] or 0)) == (marks.count("✓"), len(marks), marks.count("○"))
+        ok = (int(m["passed"]), int(m["total"]), int(m["open"] or 0)) == (
+            marks.count("✓"),
+            len(marks),
+            marks.count("○"),
+        )
     return [] if ok else [f"headline {v.headline!r} does not count the marks {''.join(marks)}"]
 
 
@@ -492,13 +584,14 @@ def false_claims(attempt: Attempt, verdict: Verdict) -> dict[str, list[str]]:
     """Every false claim in one verdict, by kind."""
     ctx = context(attempt, verdict)
     # A wrong argument was never run: only what needs no run's facts is checked.
-    checkers = CHECKERS if attempt.facts is not None else {k: c for k, c in CHECKERS.items() if c in FACTLESS}
+    checkers = (
+        CHECKERS
+        if attempt.facts is not None
+        else {k: c for k, c in CHECKERS.items() if c in FACTLESS}
+    )
     found = {kind: check(ctx) for kind, check in checkers.items()}
     return {kind: claims for kind, claims in found.items() if claims}
 
 
 def is_missing(attempt: Attempt) -> bool:
     return attempt.value is MISSING
-
-
-__all__ = ["CHECKERS", "UNVERIFIED", "false_claims", "math"]

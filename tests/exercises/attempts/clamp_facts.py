@@ -105,7 +105,10 @@ def _watch(cls: type[Function], run: Run) -> None:
         x = next((a for a in args if isinstance(a, torch.Tensor)), None)
         if x is not None:
             seen = Applied(
-                x.detach().clone(), x.requires_grad, _inside_gradcheck(), currently_in_test_context()
+                x.detach().clone(),
+                x.requires_grad,
+                _inside_gradcheck(),
+                currently_in_test_context(),
             )
             run.applied.append(seen)
         depth[0] += 1
@@ -177,7 +180,9 @@ def run_on(test: Callable, clamp: str) -> Run:
     ):
         warnings.simplefilter("ignore")
         rng = torch.get_rng_state()
-        torch.default_generator.manual_seed(0)  # CPU only: torch.manual_seed also seeds CUDA, slowly
+        torch.default_generator.manual_seed(
+            0
+        )  # CPU only: torch.manual_seed also seeds CUDA, slowly
         try:
             run.returned = test(cls)
         except KeyboardInterrupt:

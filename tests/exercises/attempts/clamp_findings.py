@@ -83,14 +83,22 @@ def escapes(o: Outcome) -> list[str]:
     """(a) nothing escapes the check, and no traceback text is in what it shows."""
     if o.escaped:
         return [f"the check raised: {o.escaped.strip().splitlines()[-1]}"]
-    return [f"traceback text in the {w}" for w, t in (("text", o.text), ("HTML", o.html), ("hints", o.hints)) if TRACEBACK in t]
+    return [
+        f"traceback text in the {w}"
+        for w, t in (("text", o.text), ("HTML", o.html), ("hints", o.hints))
+        if TRACEBACK in t
+    ]
 
 
 def well_done_for_wrong(o: Outcome) -> list[str]:
     """(b) an attempt that is wrong, or a wrong argument, never gets "Well done" nor .ok."""
     wrong = o.attempt.wrong is not None or o.right is False
     if wrong and (o.ok or "Well done" in o.text):
-        return ["a wrong attempt got Well done" if o.attempt.wrong is None else "a wrong argument got Well done"]
+        return [
+            "a wrong attempt got Well done"
+            if o.attempt.wrong is None
+            else "a wrong argument got Well done"
+        ]
     return []
 
 

@@ -56,7 +56,10 @@ def assert_forms(node: ast.AST) -> list[Offer]:
         ("assert -> return", [ast.Return(node.test)]),
         ("assert dropped, expression kept", [ast.Expr(node.test)]),
         ("assert negated", [ast.Assert(_expr(f"not ({test})"), node.msg)]),
-        ("assert -> if not: raise ValueError", _stmts(f"if not ({test}):\n    raise ValueError('wrong')")),
+        (
+            "assert -> if not: raise ValueError",
+            _stmts(f"if not ({test}):\n    raise ValueError('wrong')"),
+        ),
         ("assert -> print", [ast.Expr(_expr(f"print({test})"))]),
     ]
 
@@ -77,7 +80,10 @@ def return_forms(node: ast.AST) -> list[Offer]:
         ("return (result,)", [ast.Return(_expr(f"({value},)"))]),
         ("return the comparison as a string", [ast.Return(_expr(f"str({value})"))]),
         ("print instead of return", [ast.Expr(_expr(f"print({value})"))]),
-        ("raise when wrong", _stmts(f"if not ({value}):\n    raise AssertionError('x.grad is wrong')\nreturn True")),
+        (
+            "raise when wrong",
+            _stmts(f"if not ({value}):\n    raise AssertionError('x.grad is wrong')\nreturn True"),
+        ),
     ]
 
 
@@ -182,7 +188,10 @@ def backward_calls(node: ast.AST) -> list[Offer]:
         return [
             ("autograd.grad without grad_out", _expr(f"torch.autograd.grad({y}, {x})")),
             ("autograd.grad of the sum", _expr(f"torch.autograd.grad({y}.sum(), {x})")),
-            ("autograd.grad grad_out -> ones_like", _expr(f"torch.autograd.grad({y}, {x}, torch.ones_like({g}))")),
+            (
+                "autograd.grad grad_out -> ones_like",
+                _expr(f"torch.autograd.grad({y}, {x}, torch.ones_like({g}))"),
+            ),
             ("autograd.grad grad_out.abs()", _expr(f"torch.autograd.grad({y}, {x}, {g}.abs())")),
         ]
     return []
@@ -213,7 +222,12 @@ def operators(node: ast.AST) -> list[Offer]:
         offers.append((f"{type(node.ops[0]).__name__} -> {type(c.ops[0]).__name__}", c))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd | ast.BitOr):
         word = "and" if isinstance(node.op, ast.BitAnd) else "or"
-        offers.append((f"& -> {word}", ast.BoolOp(ast.And() if word == "and" else ast.Or(), [node.left, node.right])))
+        offers.append(
+            (
+                f"& -> {word}",
+                ast.BoolOp(ast.And() if word == "and" else ast.Or(), [node.left, node.right]),
+            )
+        )
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
         offers.append(("* -> +", ast.BinOp(node.left, ast.Add(), node.right)))
         offers.append(("operands of * swapped", ast.BinOp(node.right, ast.Mult(), node.left)))
@@ -238,8 +252,14 @@ def gradcheck_calls(node: ast.AST) -> list[Offer]:
     if isinstance(node, ast.Expr) and _is_call(node.value, "gradcheck"):
         call = _src(node.value)[:-1]
         return [
-            ("gradcheck raise_exception=False, dropped", [ast.Expr(_expr(call + ", raise_exception=False)"))]),
-            ("gradcheck raise_exception=False, asserted", [ast.Assert(_expr(call + ", raise_exception=False)"), None)]),
+            (
+                "gradcheck raise_exception=False, dropped",
+                [ast.Expr(_expr(call + ", raise_exception=False)"))],
+            ),
+            (
+                "gradcheck raise_exception=False, asserted",
+                [ast.Assert(_expr(call + ", raise_exception=False)"), None)],
+            ),
             ("gradcheck with eps=1e-2", [ast.Expr(_expr(call + ", eps=1e-2)"))]),
         ]
     return []
@@ -250,7 +270,11 @@ def property_tests(node: ast.AST) -> list[Offer]:
     if isinstance(node, ast.FunctionDef) and any("given" in _src(d) for d in node.decorator_list):
         c = copy.deepcopy(node)
         c.decorator_list = [d for d in c.decorator_list if "settings" not in _src(d)]
-        return [("property test without @settings", [c])] if len(c.decorator_list) < len(node.decorator_list) else []
+        return (
+            [("property test without @settings", [c])]
+            if len(c.decorator_list) < len(node.decorator_list)
+            else []
+        )
     if _is_call(node, "floats") and node.args:
         return [("st.floats unbounded", _expr("st.floats()"))]
     if isinstance(node, ast.keyword) and node.arg == "max_examples":

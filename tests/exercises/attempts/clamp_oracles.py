@@ -43,8 +43,15 @@ CORRECT_WORDS = {
 ENOUGH_DRAWN = 10
 
 
+def _never_ran_it(run: Run) -> bool:
+    """The test never called the candidate: "passes it" says nothing then."""
+    return not run.applied and not run.forward_direct
+
+
 def passes_edge(run: Run) -> bool | None:
     """Part 1: a test passes a Clamp01 when it gives back True; False or a raise fail it."""
+    if _never_ran_it(run) and not run.fails:
+        return None
     if run.returned is True and run.error is None:
         return True
     return False if run.fails else None  # None, a tensor, ...: "passes" does not say
@@ -57,9 +64,9 @@ def catches(run: Run) -> bool | None:
     return False if run.returned is True or run.returned is None else None
 
 
-def passes_suite(run: Run) -> bool:
+def passes_suite(run: Run) -> bool | None:
     """Part 2: a suite passes a Clamp01 when it neither raises nor gives back False."""
-    return not run.fails
+    return None if _never_ran_it(run) and not run.fails else not run.fails
 
 
 def gives_true_or_false(facts: Facts) -> bool:

@@ -10,7 +10,9 @@ HEADLINE = re.compile(
     r"^(?P<name>[^\n:]+): (?:all (?P<all>\d+) checks passed\. Well done!|"
     r"(?P<passed>\d+) of (?P<total>\d+) checks passed(?:, (?P<open>\d+) not checked yet)?)$"
 )
-REFUSAL = re.compile(r"^(?P<check>\w+): you passed (?P<what>.+); (?P=check) wants (?P<wanted>.+), as in (?P<call>.+)\.$")
+REFUSAL = re.compile(
+    r"^(?P<check>\w+): you passed (?P<what>.+); (?P=check) wants (?P<wanted>.+), as in (?P<call>.+)\.$"
+)
 TRACEBACK = "Traceback (most recent call last)"
 
 
@@ -47,7 +49,10 @@ def parse(text: str) -> Verdict:
             verdict.cases.append(CaseLine(match[1], match[2], match[3] or ""))
         elif line.startswith("First problem: "):
             verdict.first_problem = line.removeprefix("First problem: ")
-            end = next((j for j in range(i, len(lines)) if lines[j].startswith(("Hint ", "Stuck?"))), len(lines))
+            end = next(
+                (j for j in range(i, len(lines)) if lines[j].startswith(("Hint ", "Stuck?"))),
+                len(lines),
+            )
             verdict.problem_block = "\n".join(lines[i:end])
         elif line.startswith("Also ") and line.endswith(":"):
             in_aside = True
@@ -59,9 +64,9 @@ def parse(text: str) -> Verdict:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of `text`: split after . ! ? or ; followed by a space, and at line ends."""
+    """The sentences of `text`: split after . ! or ? followed by a space, and at line ends."""
     found = []
     for line in text.splitlines():
         line = re.sub(r"^\s*(?:- |how to fix it: |expected: |got: +|read more: )", "", line.strip())
-        found += [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z(])", line) if s.strip()]
+        found += [s.strip() for s in re.split(r"(?<=[.!?])\s+", line) if s.strip()]
     return found

@@ -20,15 +20,24 @@ def main() -> None:
         attempts = [o for o in done if o.attempt.wrong is None]
         rights = [o.right for o in attempts]
         print(f"== {name}")
-        print(f"attempts generated {generated}; distinct {len(attempts)}; wrong arguments {len(done) - len(attempts)}")
-        print(f"right {rights.count(True)}; wrong {rights.count(False)}; undecided {rights.count(None)}")
+        print(
+            f"attempts generated {generated}; distinct {len(attempts)}; wrong arguments {len(done) - len(attempts)}"
+        )
+        print(
+            f"right {rights.count(True)}; wrong {rights.count(False)}; undecided {rights.count(None)}"
+        )
         for rule, items in findings(part).items():
             verdicts = len({id(f.outcome) for f in items})
             print(f"  {rule}: {len(items)} in {verdicts} verdicts")
             if items:
                 example = items[0]
                 print("    e.g. " + example.outcome.attempt.shown().replace("\n", "\n         "))
-                print("         output: " + (example.outcome.text or example.outcome.escaped).replace("\n", "\n                 "))
+                print(
+                    "         output: "
+                    + (example.outcome.text or example.outcome.escaped).replace(
+                        "\n", "\n                 "
+                    )
+                )
                 print(f"         false: {example.claim}")
     print("== claim kinds not verified")
     for kind, why in UNVERIFIED:

@@ -57,6 +57,8 @@ def test_a_bad_hint_level_is_named_in_one_added_line(level):
 def test_the_html_shows_the_same_marks_as_the_text():
     """_repr_html_ shows the ✓ ✗ ○ marks of the plain text, in the same number."""
     differ = [
-        o for o in outcomes(PART) if o.html and any(o.html.count(m) != o.text.count(m) for m in "✓✗○")
+        o
+        for o in outcomes(PART)
+        if o.html and any(o.html.count(m) != o.text.count(m) for m in "✓✗○")
     ]
     assert not differ, differ[0].attempt.shown() + "\n" + differ[0].text + "\n" + differ[0].html
