@@ -30,6 +30,27 @@ def explain_name_error(error: NameError) -> list[str]:
     ]
 
 
+def explain_name_inside(error: NameError, function: str, line: str) -> list[str]:
+    """The hint for a name missing inside a function the learner wrote (backward, say): a
+    cell above cannot help there, so it names the function and the line."""
+    name = getattr(error, "name", None) or str(error)
+    return [
+        f"NameError: {error}",
+        f"`{name}` does not exist inside {function}, on the line: {line}",
+        f"Check the spelling: inside {function}, only its own arguments and variables and the "
+        "notebook's names exist.",
+        "The full traceback follows, for reference:",
+    ]
+
+
+def _inside_a_function(tb: TracebackType | None) -> tuple[str, str] | None:
+    """(function, line) when the error was raised inside a def rather than at a cell's top level."""
+    frames = traceback.extract_tb(tb) if tb is not None else []
+    if not frames or frames[-1].name == "<module>":
+        return None
+    return frames[-1].name, (frames[-1].line or "").strip()
+
+
 def explain_error(error: BaseException, traceback_lines: list[str]) -> list[str]:
     """The plain-English sentence first, then the full traceback kept below it; [] when the
     course has no sentence for this error. An error the course's own code raised (such as
@@ -62,7 +83,11 @@ def _handler(
     tb: TracebackType | None,
     tb_offset: int | None = None,
 ) -> list[str] | None:
-    if isinstance(value, NameError):
+    inside = _inside_a_function(tb)
+    if isinstance(value, NameError) and inside is not None:  # a typo in a def, not a cell
+        full = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+        lines = explain_name_inside(value, *inside) + full
+    elif isinstance(value, NameError):
         lines = explain_name_error(value)
     else:
         full = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)

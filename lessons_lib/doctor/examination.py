@@ -50,6 +50,7 @@ def check_function(
     *,
     grad_reference: Callable | None = None,
     inputs: Sequence | torch.Tensor | None = None,
+    hint: object = None,
 ) -> Report:
     """Diagnose a learner's Function against a plain torch `reference` of its forward.
 
@@ -64,6 +65,18 @@ def check_function(
         name = "check_function" if fn is MISSING else getattr(fn, "__name__", type(fn).__name__)
         return Report(name, [say.not_a_function(fn)])
     fn = function
+    if hint is not None:
+        raise InputError(
+            "check_function has no hints in steps: each problem it finds comes with its own "
+            "“How to fix it” line. Hints in steps belong to the exercises' checks, such as "
+            "check_cube(Cube, hint=1)."
+        )
+    if as_function(reference) is not None:
+        raise InputError(
+            f"check_function: the reference is the Function {as_function(reference).__name__}; "
+            "it must be a plain torch function computing what forward should, such as "
+            "lambda x: x**3, so that autograd can give the true gradient to compare with."
+        )
     if reference is MISSING:
         raise InputError(
             "check_function needs a reference after your Function: a plain torch function "

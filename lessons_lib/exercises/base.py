@@ -11,7 +11,9 @@
 """
 
 import copy
+import dataclasses
 import html
+import re
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -106,10 +108,12 @@ class ExerciseCheck:
     def hint(self, level: object = 1) -> "ExerciseCheck":
         """The same verdict with the first `level` hints shown (0 hides them); never raises."""
         shown = copy.copy(self)  # of the same class, with everything else kept
-        if isinstance(level, bool) or not isinstance(level, int) or level < 0:
-            shown.shown, shown.hint_problem = 0, hint_problem(level, len(self.hints))
+        if self.refused:  # a refusal is its one line, whatever was asked
             return shown
-        shown.shown, shown.hint_problem = min(level, len(self.hints)), ""
+        whole = isinstance(level, int) and not isinstance(level, bool)
+        shown.shown = min(level, len(self.hints)) if whole and level >= 0 else 0
+        fits = whole and 0 <= level <= len(self.hints)
+        shown.hint_problem = "" if fits else hint_problem(level, len(self.hints))
         return shown
 
     @property
@@ -248,6 +252,19 @@ def refused(value: object, wanted: Wanted) -> ExerciseCheck | None:
         return None
     line = wrong_argument(wanted.check, value, wanted.wanted, wanted.call)
     return ExerciseCheck(wanted.check, [], refused=line)
+
+
+def named_as_written(cases: Sequence[Case], placeholder: str, name: str) -> list[Case]:
+    """The cases with the task's name for the learner's function (my_nudge) replaced by the
+    name of the function that was in fact checked (central_difference), so that no line
+    says my_nudge ran when another function did."""
+    if name == placeholder or not name.isidentifier():
+        return list(cases)
+    word = re.compile(rf"\b{re.escape(placeholder)}\b")
+    fields = ("name", "expected", "got", "fix")
+    return [
+        dataclasses.replace(c, **{f: word.sub(name, getattr(c, f)) for f in fields}) for c in cases
+    ]
 
 
 def learners_name(value: object, fallback: str = "") -> str:

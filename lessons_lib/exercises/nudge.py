@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from lessons_lib.exercises import nudge_words as words
-from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
+from lessons_lib.exercises.base import Case, ExerciseCheck, contained, named_as_written, refused
 from lessons_lib.running import a_or_an, kind_and_size
 from lessons_lib.running.arguments import MISSING
 
@@ -66,7 +66,7 @@ def check_nudge(fn: object = MISSING, hint: object = 0) -> ExerciseCheck:
     if wrong is not None:
         return wrong.hint(hint)
     with contained():
-        cases = _cases(fn)
+        cases = named_as_written(_cases(fn), "my_nudge", _name(fn))
     return ExerciseCheck(_name(fn), cases, words.HINTS, words.HINT_CALL).hint(hint)
 
 

@@ -18,6 +18,7 @@ from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
 from lessons_lib.exercises.one_gradient import one_gradient_case
 from lessons_lib.running import Run, as_function, plain, run_function
 from lessons_lib.running.arguments import MISSING
+from lessons_lib.running.words import untracked
 
 # Uneven on purpose: a backward that ignores grad_out cannot match it by luck.
 _ROUND_X = (0.4, 1.6, 2.5, -1.2)  # 2.5 tells torch.round (to 2, the even one) from rounding up
@@ -41,21 +42,39 @@ def check_straight_through(fn: object = MISSING, hint: object = 0) -> ExerciseCh
 def _straight_through_cases(fn: type) -> list[Case]:
     x = torch.tensor(_ROUND_X)
     grad_out = torch.tensor(_ROUND_GRAD_OUT)
-    run = run_function(fn, (x,), lambda output, index: grad_out.clone())
+    sent = []  # the grad_out backward received, to see afterwards whether it changed it
+    run = run_function(fn, (x,), lambda output, index: sent.append(grad_out.clone()) or sent[-1])
     forward_case = _round_forward_case(run, x)
     if run.failure is not None and run.failure.stage == "forward":
-        return [
-            forward_case,
-            Case.not_checked(words.GIVES_ONE),
-            Case.not_checked(words.PASSES_ON),
-        ]
+        later = (words.GIVES_ONE, words.PASSES_ON, words.LEAVES_ALONE)
+        return [forward_case, *(Case.not_checked(n) for n in later)]
     shape_case = one_gradient_case(run, x, words.ONE_GRADIENT_WORDS)
     if not shape_case.passed:
         cases = [forward_case, shape_case, Case.not_checked(words.PASSES_ON)]
+        cases.append(Case.not_checked(words.LEAVES_ALONE))
     else:
         value_case = _round_backward_value_case(run.grads[0], x, grad_out)
-        cases = [forward_case, shape_case, value_case]
+        changed = bool(sent) and not torch.equal(sent[0], grad_out)
+        cases = [forward_case, shape_case, value_case, _leaves_alone_case(run, x, changed)]
     return _name_what_backward_is_not_given(fn, run, cases)
+
+
+def _leaves_alone_case(run: Run, x: torch.Tensor, grad_out_changed: bool) -> Case:
+    """Nothing else changes: x, grad_out and the kind of numbers, and ctx keeps no tensor."""
+    name, expected = words.LEAVES_ALONE, words.LEAVES_ALONE_EXPECTED
+    if run.mutated_inputs:
+        return Case(name, False, expected, "forward changed x in place", words.CHANGED_X)
+    if grad_out_changed:
+        return Case(name, False, expected, "backward changed grad_out in place", words.CHANGED_GRAD)
+    if run.ctx_tensors:
+        kept = ", ".join(f"ctx.{n}" for n in run.ctx_tensors)
+        return Case(name, False, expected, f"forward kept {kept}", words.KEPT_ON_CTX)
+    kinds = {"forward": run.output, "backward": run.grads[0]}
+    for step, value in kinds.items():
+        if isinstance(value, torch.Tensor) and value.dtype != x.dtype:
+            got = f"{step} gave back {value.dtype} numbers for x's {x.dtype}"
+            return Case(name, False, expected, got, words.KIND_CHANGED.format(dtype=value.dtype))
+    return Case(name, True)
 
 
 def _name_what_backward_is_not_given(fn: type, run: Run, cases: list[Case]) -> list[Case]:
@@ -137,8 +156,7 @@ def _round_forward_case(run: Run, x: torch.Tensor) -> Case:
     write = words.WRITE_ROUND
     if run.failure is not None and run.failure.stage == "forward":
         if run.failure.kind == "NoGraph":  # not a tensor, or one not made from x
-            got = f"forward gave back {plain(run.output)}: not decimal numbers made from x"
-            return Case(name, False, expected, got, write + ".")
+            return Case(name, False, expected, untracked(run.output), write + ".")
         got = f"forward stopped with an error: {run.failure.kind}: {run.failure.message}"
         return Case(name, False, expected, got, "Read the error, fix that line. " + write + ".")
     got = run.output
@@ -165,7 +183,6 @@ def _round_backward_value_case(grad: torch.Tensor, x: torch.Tensor, grad_out: to
     if not got.is_floating_point():
         fix = words.KIND_CHANGED.format(dtype=got.dtype)
         return Case(name, False, expected, text, fix)
-    got = got.to(grad_out.dtype)
     if torch.allclose(got, grad_out):
         return Case(name, True)
     arrived = f"This time grad_out was {plain(grad_out)}"

@@ -31,6 +31,23 @@ PASSES_ON = "backward passes grad_out on"
 
 WRITE_ROUND = "Write forward's last line as: return torch.round(x)"
 NOT_ROUNDED = "forward gave the numbers back without rounding them. "
+LEAVES_ALONE = "nothing else changes: x, grad_out, the kind of numbers; ctx keeps no tensor"
+LEAVES_ALONE_EXPECTED = (
+    "x and grad_out as they were, float32 numbers out as in, and no tensor kept on ctx"
+)
+CHANGED_X = (
+    "forward changed x itself, in place (a method ending in _, such as round_): the caller's "
+    "numbers changed. Make a new tensor instead: torch.round(x)."
+)
+CHANGED_GRAD = (
+    "backward changed grad_out in place (a method ending in _, or *=): grad_out is not "
+    "MyRound's to change. Return it as it arrived."
+)
+KEPT_ON_CTX = (
+    "forward kept a tensor on the notepad as an attribute of ctx. MyRound's backward needs "
+    "nothing from forward, so keep nothing; a tensor backward does need goes through "
+    "ctx.save_for_backward."
+)
 ROUNDED_HALF_UP = (
     "forward rounded 2.5 up to 3. torch.round sends a number exactly halfway between "
     "two whole numbers to the even one (2.5 becomes 2, 3.5 becomes 4), and the check "
@@ -49,8 +66,8 @@ GAVE_NONE = (
 )
 
 KIND_CHANGED = (
-    "backward changed the kind of numbers (to {dtype}); grad_out already holds "
-    "the right kind, so pass it on as it is."
+    "The kind of numbers changed (to {dtype}); x and grad_out already hold the right kind, so "
+    "leave out .double(), .int() and .half()."
 )
 ZEROS = (
     "backward gave back all zeros. That is the honest answer for rounding (a tiny "

@@ -57,13 +57,15 @@ _EXPLAINED = (
     ),
     (
         "object has no attribute 'apply'",
-        "apply belongs to a Function class: pass the class itself (Clamp01, not Clamp01() "
-        "or a number), and call Clamp01.apply(x) to run it.",
+        ".apply was asked of something that is not a Function class (the message names what "
+        "it is). Only the class has apply: MyFunction.apply(x). A name that already holds "
+        "MyFunction.apply is called directly, f(x), with no .apply after it.",
     ),
     (
         "required positional argument",
-        "The function was called with fewer arguments than its def line names: pass one "
-        "value for each (the message names the one missing).",
+        "A function was called with fewer values than its def line asks for (the message "
+        "names which are missing). To pass a function itself to a check, write its name "
+        "without brackets: check_nudge(my_nudge), not check_nudge(my_nudge()).",
     ),
     (
         "must implement either the backward or vjp",

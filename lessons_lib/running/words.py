@@ -47,3 +47,17 @@ def kind_and_size(value: object) -> str:
         things = "thing" if len(value) == 1 else "things"
         return f"{a_or_an(type(value).__name__)} of {len(value)} {things}"
     return a_or_an(type(value).__name__)
+
+
+def untracked(output: object) -> str:
+    """What forward gave back that autograd cannot follow back to x, as a fact about it."""
+    if isinstance(output, tuple) and len(output) == 1:
+        output = output[0]
+    if not isinstance(output, torch.Tensor):
+        return f"forward gave back {kind_and_size(output)}, {short(output)}, not a tensor"
+    if not output.is_floating_point():
+        return f"forward gave back a tensor of whole numbers ({output.dtype}), {plain(output)}"
+    return (
+        f"forward gave back {plain(output)}, a tensor with no link back to x (cut off as "
+        ".detach(), .item(), .numpy() or torch.tensor(...) cut it)"
+    )

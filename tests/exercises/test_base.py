@@ -67,7 +67,7 @@ def test_hints_reveal_in_order_and_the_answer_is_a_code_block():
         (-2, 0, "the number -2"),
         (0, 0, None),
         (True, 0, "the value True"),  # a bool is no level: True is not taken as 1
-        (9, 3, None),
+        (9, 3, "the number 9"),
         ("1", 0, "the string '1'"),
         (None, 0, "None"),
     ],

@@ -12,6 +12,7 @@ ROUND_CASES = [
     "forward rounds every number",
     "backward gives back one thing",
     "backward passes grad_out on",
+    "nothing else changes: x, grad_out, the kind of numbers; ctx keeps no tensor",
 ]
 
 
@@ -42,7 +43,7 @@ def round_problem(fn):
 def test_the_straight_through_answer_passes():
     check = check_straight_through(my_round(lambda ctx, grad_out: grad_out))
     assert check.ok and [c.name for c in check.cases] == ROUND_CASES
-    assert str(check).splitlines()[0] == "MyRound: all 3 checks passed. Well done!"
+    assert str(check).splitlines()[0] == "MyRound: all 4 checks passed. Well done!"
 
 
 def test_the_course_roundste_passes_the_beginner_check():
@@ -114,7 +115,8 @@ def test_straight_through_backward_that_raises_shows_the_error():
 
     check = check_straight_through(my_round(backward))
     first = check.first_failure
-    assert [c.passed for c in check.cases] == [True, False, False]
+    assert [c.passed for c in check.cases] == [True, False, False, False]
+    assert [c.checked for c in check.cases] == [True, True, False, False]
     assert first.got == "backward stopped with an error: NameError: name 'grad' is not defined"
     assert "return grad_out" not in first.fix
 
@@ -138,7 +140,8 @@ def test_straight_through_forward_that_raises_stops_before_backward():
         raise ValueError("oops")
 
     check = check_straight_through(my_round(lambda ctx, grad_out: grad_out, forward=forward))
-    assert [c.passed for c in check.cases] == [False, False, False]
+    assert [c.passed for c in check.cases] == [False, False, False, False]
+    assert [c.checked for c in check.cases] == [True, False, False, False]
     assert check.first_failure.got == "forward stopped with an error: ValueError: oops"
 
 

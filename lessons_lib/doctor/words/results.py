@@ -23,6 +23,11 @@ def not_a_function(fn: object) -> Finding:
 
 ERROR_HINTS = (  # (words in PyTorch's message, the usual cause and its fix)
     (
+        "'tuple'",
+        "The message names a tuple. ctx.saved_tensors is a tuple even when it holds one "
+        "tensor: unpack it, (x,) = ctx.saved_tensors.",
+    ),
+    (
         "positional argument",
         "forward takes ctx first, then one parameter per input given to apply.",
     ),
@@ -70,10 +75,11 @@ def error(failure: Failure, where: str = "", saved: int | None = None) -> Findin
             "ctx.save_for_backward(...) in forward with every tensor backward needs."
         )
     else:
-        where_line = f" ({line})" if line else ""
+        raised_on = f" It was raised on this line of {stage}: {line}." if line else ""
         hint = error_hint(failure.message)
-        fix = f"Read the message above and fix that line of {stage}{where_line}." + (
-            f" {hint}" if hint else ""
+        fix = (
+            f"Read the message above.{raised_on} The cause is on that line or in a value made "
+            "before it." + (f" {hint}" if hint else "")
         )
     return Finding(
         "error",

@@ -23,6 +23,7 @@ from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
 from lessons_lib.exercises.one_gradient import one_gradient_case
 from lessons_lib.running import Run, as_function, plain, run_function
 from lessons_lib.running.arguments import MISSING
+from lessons_lib.running.words import untracked
 
 # The upstream gradient starts with 10, the later step of the notebook's demonstration;
 # uneven on purpose, so that a backward that drops grad_out cannot match it by luck.
@@ -66,8 +67,7 @@ def _cube_forward_case(run: Run, x: torch.Tensor) -> Case:
     keep = "Keep forward as the starter wrote it: return x**3."
     if run.failure is not None and run.failure.stage == "forward":
         if run.failure.kind == "NoGraph":
-            got = f"forward gave back {plain(run.output)}: not numbers computed from x"
-            return Case(FORWARD, False, expected, got, keep)
+            return Case(FORWARD, False, expected, untracked(run.output), keep)
         got = f"forward stopped with an error: {run.failure.kind}: {run.failure.message}"
         return Case(FORWARD, False, expected, got, "Read the error, fix that line. " + keep)
     got = run.output
@@ -145,7 +145,8 @@ def _one_number(scale: float, grad_out: torch.Tensor) -> str:
 
 def _cube_doctor_case(fn: type) -> Case:
     """The doctor's full examination: many points, other grad_outs, second derivatives."""
-    report = check_function(fn, lambda x: x**3)
+    # The check's own float32 numbers too: a backward that changes the dtype shows there.
+    report = check_function(fn, lambda x: x**3, inputs=(torch.tensor(_CUBE_X),))
     if report.ok:
         return Case(DOCTOR, True)
     first = report.findings[0]

@@ -103,11 +103,11 @@ def _case_2d(candidate: Callable, cube: type | None) -> Case:
 
 
 def _case_float32(candidate: Callable, cube: type | None) -> Case:
-    return _compare(candidate, cube, "float32 stays float32", _values(torch.float32))
+    return _compare(candidate, cube, "a float32 tensor", _values(torch.float32))
 
 
 def _case_float64(candidate: Callable, cube: type | None) -> Case:
-    return _compare(candidate, cube, "float64 stays float64", _values(torch.float64))
+    return _compare(candidate, cube, "a float64 tensor", _values(torch.float64))
 
 
 def _case_leaf(candidate: Callable, cube: type | None) -> Case:
@@ -157,8 +157,14 @@ def _case_uses_cube(candidate: Callable, cube: type | None) -> Case:
         f"calls of Cube.apply: {len(usage.applies)}, of Cube.forward by hand: "
         f"{usage.forward_direct}; runs of your backward: {usage.backward}"
     )
-    if usage.backward:
+    if usage.backward and usage.applies:
         return Case(name, True)
+    if usage.backward:
+        fix = (
+            "cube_grad called Cube.backward(...) itself, so autograd never ran: call "
+            "Cube.apply(...) on your copy and let torch.autograd.grad run backward."
+        )
+        return Case(name, False, expected, got, fix, READ["apply"])
     if usage.forward_direct:
         fix = (
             "cube_grad called Cube.forward(...) itself, so Cube never entered the graph and its "

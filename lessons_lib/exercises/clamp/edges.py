@@ -14,6 +14,7 @@ from lessons_lib.exercises.base import Case, ExerciseCheck, learners_name
 from lessons_lib.exercises.clamp.judging import (
     common_error_fix,
     correct_case,
+    later_reason,
     refused_test,
     splits_at_the_edges,
     verdict,
@@ -53,7 +54,9 @@ def check_edge_test(my_edge_test: object = MISSING, hint: object = 0) -> Exercis
     names += [f"catches {wrong}" for _, wrong, _ in EDGE_BUGS] + [EDGE_UNEVEN]
     if answers.checked and not answers.passed:
         later = [Case.not_checked(n) for n in names]
-        return verdict(name, [answers, *later], edge_hints(), EDGE_HINT_CALL, hint)
+        return verdict(
+            name, [answers, *later], edge_hints(), EDGE_HINT_CALL, hint, placeholder="my_edge_test"
+        )
     passed = [clamp for _, clamp, outcome in runs if not outcome.found]
     cases = [answers]
     for label, clamp, outcome in runs:
@@ -61,9 +64,11 @@ def check_edge_test(my_edge_test: object = MISSING, hint: object = 0) -> Exercis
         cases.append(correct_case("my_edge_test", label, outcome, fix, "", EDGE_READ["apply"]))
     if not all(c.passed for c in cases[1:]):
         # What the test sent is a fact of its run either way; what it "catches" is not.
-        cases += [Case.not_checked(n, FAILS_CORRECT) for n in names[len(runs) : -1]]
-        cases.append(_edge_uneven_case(first))
-        return verdict(name, cases, edge_hints(), EDGE_HINT_CALL, hint)
+        why = later_reason(cases, FAILS_CORRECT)
+        cases += [Case.not_checked(n, why) for n in names[len(runs) : -1]]
+        ran = first.applied or first.error is not None
+        cases.append(_edge_uneven_case(first) if ran else Case.not_checked(EDGE_UNEVEN, why))
+        return verdict(name, cases, edge_hints(), EDGE_HINT_CALL, hint, placeholder="my_edge_test")
     for make, wrong, catch in EDGE_BUGS:
         outcome = run(my_edge_test, make())
         missed = Case(
@@ -77,7 +82,7 @@ def check_edge_test(my_edge_test: object = MISSING, hint: object = 0) -> Exercis
         )
         cases.append(Case(missed.name, True) if outcome.found else missed)
     cases.append(_edge_uneven_case(first))
-    return verdict(name, cases, edge_hints(), EDGE_HINT_CALL, hint)
+    return verdict(name, cases, edge_hints(), EDGE_HINT_CALL, hint, placeholder="my_edge_test")
 
 
 def _gives_true_or_false(outcome: Outcome) -> Case:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from lessons_lib.broken_clamps import (
     CorrectClamp,
 )
-from lessons_lib.exercises.base import Aside, Case, ExerciseCheck, Hint, refused
+from lessons_lib.exercises.base import Aside, Case, ExerciseCheck, Hint, named_as_written, refused
 from lessons_lib.exercises.clamp.observe import Outcome, describe
 from lessons_lib.exercises.clamp.words import ALSO_MISSED, EDGE_READ, READ, test_wanted
 
@@ -35,9 +35,12 @@ def verdict(
     hint_call: str,
     hint: object,
     said: str = "",
+    placeholder: str = "",
 ) -> ExerciseCheck:
     """The verdict on a learner's test, with every other missed bug under the first problem
-    (`said`: a cause stated in the first problem's fix, not repeated under it)."""
+    (`said`: a cause stated in the first problem's fix, not repeated under it), and the
+    task's name for the test (`placeholder`) replaced by the name of the one checked."""
+    cases = named_as_written(cases, placeholder, name) if placeholder else cases
     aside = also_missed(cases, said)
     return ExerciseCheck(name, cases, hints, hint_call, aside=aside).hint(hint)
 
@@ -108,6 +111,8 @@ def correct_case(
     (`apply_read`: where the track the learner is on teaches apply)."""
     name = f"passes {label}"
     expected = f"{who} runs it through Clamp01Candidate.apply and finds nothing wrong"
+    if not outcome.applied and not outcome.found:  # it passed it, without ever running it
+        name = f"{RUNS_IT} {label}"
     if outcome.forward_direct and (outcome.found or not outcome.applied):
         return Case(
             name,
@@ -131,6 +136,17 @@ def correct_case(
     if not outcome.found:
         return Case(name, True)
     return Case(name, False, expected, describe(outcome, who), *fix())
+
+
+RUNS_IT = "runs through Clamp01Candidate.apply"  # the case shown when a test never ran it
+NEVER_RAN_IT = (
+    "your test never ran the Clamp01 it was given (see above), so a catch would prove nothing"
+)
+
+
+def later_reason(cases: list[Case], fails_correct: str) -> str:
+    """Why the catches were not checked: the test never ran the Clamp01s, or it failed one."""
+    return NEVER_RAN_IT if any(c.name.startswith(RUNS_IT) for c in cases) else fails_correct
 
 
 def splits_at_the_edges(clamp: CorrectClamp, passed: list[CorrectClamp]) -> CorrectClamp | None:

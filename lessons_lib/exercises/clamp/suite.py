@@ -6,6 +6,7 @@ not by whether they ran. A test that fails correct code is wrong too. Never rais
 """
 
 import ast
+import dataclasses
 import functools
 import inspect
 import textwrap
@@ -26,6 +27,7 @@ from lessons_lib.exercises.base import Case, ExerciseCheck, learners_name
 from lessons_lib.exercises.clamp.judging import (
     common_error_fix,
     correct_case,
+    later_reason,
     refused_test,
     splits_at_the_edges,
     verdict,
@@ -83,7 +85,9 @@ def check_my_checks(my_checks: object = MISSING, hint: object = 0) -> ExerciseCh
         _uneven_case(course, trusted, bugs[ABS_GRAD_OUT.key]),
         _property_case(course, trusted, source, probe),
     ]
-    return verdict(name, cases, hints(), HINT_CALL, hint, said=note)
+    why = later_reason(cases, FAILS_CORRECT_TOO)  # never ran the Clamp01s, or failed one
+    cases = [c if c.checked else dataclasses.replace(c, got=why) for c in cases]
+    return verdict(name, cases, hints(), HINT_CALL, hint, said=note, placeholder="my_checks")
 
 
 def run_my_checks(my_checks: object = MISSING, fn: object = MISSING) -> str:
@@ -258,6 +262,16 @@ def _uneven_case(outcome: Outcome, trusted: bool, abs_run: Outcome | None) -> Ca
         return Case(UNEVEN, True)
     pairs = [(g, grad) for g, grad in zip(abs_run.grad_outs, abs_run.grads, strict=True)]
     flipped = [(g, grad) for g, grad in pairs if grad is not None and ((g < 0) & (grad > 0)).any()]
+    rule = (
+        "assert every number of the gradient against the rule: grad == grad_out * ((x > 0) & "
+        "(x < 1)) away from 0 and 1, and between 0 and grad_out on them (check 3 of Part 2's "
+        "answer)."
+    )
+    fix = (
+        "Sending an uneven grad_out is half the check; the other half is asserting what comes "
+        f"back. Put negative values in it, at points inside (0, 1) too, and {rule} An "
+        "assertion on a few points only passes a backward that gets the others wrong."
+    )
     if flipped:
         g, grad = flipped[0]
         got = (
@@ -277,18 +291,11 @@ def _uneven_case(outcome: Outcome, trusted: bool, abs_run: Outcome | None) -> Ca
             "grad_out, so it found nothing wrong with abs-grad-out, whose backward turns a "
             "negative grad_out positive"
         )
-    return Case(
-        UNEVEN,
-        False,
-        expected,
-        got,
-        "Sending an uneven grad_out is half the check; the other half is asserting what comes "
-        "back. Put negative values in it, at points inside (0, 1) too, and assert every "
-        "number of the gradient against the rule: grad == grad_out * ((x > 0) & (x < 1)) away "
-        "from 0 and 1, and between 0 and grad_out on them (check 3 of Part 2's answer). An "
-        "assertion on a few points only passes a backward that gets the others wrong.",
-        READ["sends"],
-    )
+        fix = (
+            "Put negative values in your grad_out, at points inside (0, 1): for values of 0 or "
+            f"more, grad_out.abs() is grad_out, so no assertion can tell them apart. Then {rule}"
+        )
+    return Case(UNEVEN, False, expected, got, fix, READ["sends"])
 
 
 def _property_case(outcome: Outcome, trusted: bool, source: _Source, probe: Outcome | None) -> Case:

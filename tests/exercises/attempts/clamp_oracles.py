@@ -130,8 +130,11 @@ def oracle_for(case: str, part: int) -> Oracle | None:
     """The oracle for a case line's name, or None when no property we know is named."""
     if case.endswith(" is a function"):
         return is_plain_test_function
-    if case == "my_edge_test gives back True or False":
+    if case.endswith(" gives back True or False"):
         return gives_true_or_false
+    if case.startswith("runs through Clamp01Candidate.apply "):
+        clamp = next((c for w, c in CORRECT_WORDS.items() if w in case), None)
+        return None if clamp is None else (lambda facts: bool(facts.runs[clamp].applied))
     if case == "sends each point its own upstream gradient":
         return own_uneven_grad_out
     if case.startswith("asserts the gradient for an uneven grad_out"):

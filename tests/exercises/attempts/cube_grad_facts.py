@@ -30,8 +30,8 @@ INPUTS = {
     "a 0-d tensor (a single number)": lambda: (torch.tensor(2.0), None, False),
     "an empty tensor": lambda: (torch.tensor([]), None, False),
     "a 2-d tensor": lambda: (torch.tensor([[1.0, -2.0, 0.5], [0.0, 3.0, -1.5]]), None, False),
-    "float32 stays float32": lambda: (_values(torch.float32), None, False),
-    "float64 stays float64": lambda: (_values(torch.float64), None, False),
+    "a float32 tensor": lambda: (_values(torch.float32), None, False),
+    "a float64 tensor": lambda: (_values(torch.float64), None, False),
     "a tensor that requires grad is left alone": lambda: (
         torch.tensor([1.0, -2.0], requires_grad=True),
         None,

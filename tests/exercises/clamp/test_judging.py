@@ -80,7 +80,7 @@ def test_returning_false_counts_as_finding_a_bug():
         return torch.equal(Clamp01Candidate.apply(x), x.clamp(0, 1)) and False
 
     check = check_my_checks(says_false)
-    assert check.first_failure.got == "my_checks returned False"
+    assert check.first_failure.got == "says_false returned False"  # the suite's own name
 
 
 def test_backward_on_a_vector_without_a_sum_is_explained():
