@@ -38,6 +38,7 @@ class Record:
         self.points: list[str] = []  # "12 values of the sample", ...
         self.skipped = 0  # points outside the reference's domain
         self.kinks: set[float] = set()  # inputs where backward differed at a kink, accepted
+        self.true_grads: tuple | None = None  # the reference's own gradient, on this sample
         self.double_checked = self.jvp_checked = False
         self.scaling_checked = self.layout_checked = False  # what the clean bill may claim
         self.sample: Sample | None = None  # the sample being examined

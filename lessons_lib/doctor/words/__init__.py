@@ -19,12 +19,18 @@ from lessons_lib.doctor.words.state import (
     mutates_input,
     mutates_saved,
 )
-from lessons_lib.doctor.words.wrong_gradient import after_wrong_forward, chain_rule, gradient
+from lessons_lib.doctor.words.wrong_gradient import (
+    after_wrong_forward,
+    chain_rule,
+    declared_rule_differs,
+    gradient,
+)
 
 __all__ = [
     "after_wrong_forward",
     "chain_rule",
     "ctx_tensor",
+    "declared_rule_differs",
     "double_backward",
     "error",
     "forward",

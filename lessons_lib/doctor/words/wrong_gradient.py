@@ -81,6 +81,21 @@ def gradient(name: str, evidence: tuple[str, ...], surrogate: bool = False) -> F
     )
 
 
+def declared_rule_differs(name: str, evidence: tuple[str, ...]) -> Finding:
+    """backward gives the reference's true gradient, where the declared grad_reference differs."""
+    return Finding(
+        "gradient",
+        f"The gradient for {name} differs from grad_reference, the rule you declared; backward "
+        "gives the reference's true gradient there.",
+        "With grad_reference given, the doctor holds backward to that rule, so one of the two "
+        "is not what you meant.",
+        "If backward is right, check grad_reference: it is called as grad_reference(*inputs, "
+        "*grad_outs) and must return the gradient already multiplied by grad_out, as backward "
+        "does (for a straight-through estimator, lambda x, grad_out: grad_out).",
+        evidence,
+    )
+
+
 def after_wrong_forward(finding: Finding) -> Finding:
     """A gradient finding in a report that also says forward is wrong: fix forward first."""
     return dataclasses.replace(finding, fix=FORWARD_FIRST_FIX)
