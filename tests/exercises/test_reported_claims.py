@@ -21,7 +21,6 @@ from lessons_lib import (
     show_source,
 )
 from lessons_lib.broken_clamps import CORRECT
-from lessons_lib.friendly import explain_error
 from lessons_lib.running import LessonError
 from tests.exercises.backward_pass.learners import cell
 
@@ -136,6 +135,8 @@ def test_a_direct_call_torch_refuses_gets_its_plain_english_first():
         x = torch.tensor([-1, 0, 1, 2], requires_grad=True)
         return torch.equal(Clamp01Candidate.apply(x), x)
 
+    from lessons_lib.friendly import explain_error
+
     with pytest.raises(RuntimeError) as raised:
         my_edge_test(Clamp01)
     lines = explain_error(raised.value, ["<the full traceback>"])
@@ -144,6 +145,8 @@ def test_a_direct_call_torch_refuses_gets_its_plain_english_first():
 
 
 def test_a_function_called_without_apply_is_explained():
+    from lessons_lib.friendly import explain_error
+
     typo = _cube("(x,) = ctx.saved_tensors")
     with warnings.catch_warnings(), pytest.raises(TypeError) as raised:
         warnings.simplefilter("ignore")
