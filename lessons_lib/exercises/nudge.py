@@ -93,7 +93,7 @@ def _cases(fn: Callable) -> list[Case]:
         square_case = Case(_SQUARE.name, False, "one number", square_runs.got, square_runs.fix)
     else:
         square_case = _square_case(got_square, got)
-    return [runs, _cube_case(got, used_f), square_case]
+    return [runs, _cube_case(got, used_f, got_square), square_case]
 
 
 def _signature_problem(fn: Callable) -> tuple[str, str]:
@@ -158,7 +158,7 @@ def _run(fn: Callable, example: _Example) -> tuple[Case, float | None, bool]:
 
 def _as_number(value: object) -> float | None:
     """A plain float from a Python number or a one-number real tensor, else None."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or (isinstance(value, torch.Tensor) and value.dtype == torch.bool):
         return None
     if isinstance(value, int | float):
         return float(value)
@@ -168,6 +168,11 @@ def _as_number(value: object) -> float | None:
 
 
 def _not_one_number_fix(value: object) -> str:
+    if isinstance(value, bool) or (isinstance(value, torch.Tensor) and value.dtype == torch.bool):
+        return (
+            "my_nudge gave back True or False, the answer of a comparison, not a number: "
+            "give back the difference itself, with no comparison (>, <, ==) around it."
+        )
     if isinstance(value, tuple) and len(value) == 1:  # `return (...) / (2 * h),`
         return (
             "my_nudge gave back its answer inside a tuple (a list in round brackets), "
@@ -205,7 +210,7 @@ def _show(number: float) -> str:
     return f"{number:.10g}"
 
 
-def _cube_case(got: float, used_f: bool = True) -> Case:
+def _cube_case(got: float, used_f: bool = True, got_square: float | None = None) -> Case:
     """The x³ example: right, or which usual slip gives exactly this number."""
     ex = _CUBE
     up, down = ex.at(ex.x + ex.h), ex.at(ex.x - ex.h)
@@ -215,14 +220,14 @@ def _cube_case(got: float, used_f: bool = True) -> Case:
     )
     if _same(got, ex.expected):
         return Case(ex.name, True)
-    return Case(ex.name, False, expected, _show(got), _cube_fix(got, used_f))
+    return Case(ex.name, False, expected, _show(got), _cube_fix(got, used_f, got_square))
 
 
-def _cube_fix(got: float, used_f: bool = True) -> str:
-    ex = _CUBE
+def _slips(ex: _Example) -> list[tuple[float, str]]:
+    """What each usual slip gives on the example `ex`, with its words."""
     up, here, down, h = ex.at(ex.x + ex.h), ex.at(ex.x), ex.at(ex.x - ex.h), ex.h
     rise = up - down
-    slips = [
+    return [
         ((up - here) / h, words.UP_ONLY),
         ((here - down) / h, words.DOWN_ONLY),
         (rise / h, words.DIVIDED_BY_H),
@@ -235,8 +240,14 @@ def _cube_fix(got: float, used_f: bool = True) -> str:
         (-rise / (2 * h), words.SIGN_FLIPPED),
         (1.0, words.NUDGED_THE_RESULT),
     ]
-    for value, fix in slips:
-        if _same(got, value):
+
+
+def _cube_fix(got: float, used_f: bool = True, got_square: float | None = None) -> str:
+    ex = _CUBE
+    # A slip is named only when it also gives what my_nudge gave on x²: one number matching
+    # by coincidence (a 0.1 of the learner's own where h is 0.1) is not the slip.
+    for (value, fix), (on_square, _) in zip(_slips(_CUBE), _slips(_SQUARE), strict=True):
+        if _same(got, value) and (got_square is None or _same(got_square, on_square)):
             return fix
     if got == 3 * ex.x**2:  # exactly: a tiny nudge of the learner's own comes close, not equal
         return (

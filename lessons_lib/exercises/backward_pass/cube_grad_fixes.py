@@ -33,7 +33,7 @@ from lessons_lib.exercises.backward_pass.reading import (
     returned,
     source_text,
 )
-from lessons_lib.running import Failure
+from lessons_lib.running import Failure, first_line
 from lessons_lib.watch import Usage
 
 
@@ -108,10 +108,14 @@ def fix_for_result(
             "gradient tensor itself, without .item() or float(...)."
         )
     if isinstance(got, tuple | list) and any(isinstance(g, torch.Tensor) for g in got):
-        return (
-            "torch.autograd.grad returns a tuple, one gradient per tensor you asked about. "
-            "Unpack it, (grad,) = torch.autograd.grad(...), and return grad."
-        )
+        kind = type(got).__name__
+        if "autograd.grad" in source_text(candidate):  # a fact of the source, not a guess
+            return (
+                f"cube_grad returned a {kind} holding the gradient: torch.autograd.grad returns "
+                "a tuple, one gradient per tensor you asked about. Unpack it, (grad,) = "
+                "torch.autograd.grad(...), and return grad."
+            )
+        return f"cube_grad returned a {kind} holding the gradient: return the tensor itself."
     if type(got).__module__ == "numpy":
         return "cube_grad returned a NumPy array: return the torch tensor, without .numpy()."
     if not isinstance(got, torch.Tensor):
@@ -278,6 +282,12 @@ def fix_for_error(error: Exception, usage: Usage) -> tuple[str, str]:
         return SAVED_IN_PLACE, READ["saved"]
     if "must implement either the backward or vjp" in message:
         return "Your Cube has no backward: write @staticmethod backward(ctx, grad_out).", ""
+    if isinstance(error, UnboundLocalError):  # a NameError whose name is not set
+        return (
+            f"cube_grad {first_line(error)}: it reads that variable on a line before the one "
+            "that gives it its value. Give it its value first.",
+            "",
+        )
     if isinstance(error, NameError):
         return (
             f"{error.name} does not exist where cube_grad was written: run the cell that "

@@ -1,12 +1,13 @@
-"""The gradient doctor on the Cube attempts, as a beginner runs it in Part 1:
-check_function(Cube, lambda x: x**3). Its report is not a self-check's verdict (no ✓ ✗, no
+"""The gradient doctor on the Cube attempts, as check_cube runs it for a beginner in Part 1:
+check_function(Cube, lambda x: x**3, inputs=(the check's own float32 numbers,)), so that a
+dtype change float64 alone cannot show is in what it examines. Its report is not a self-check's verdict (no ✓ ✗, no
 hints): a headline, then per finding "[code] what", evidence, why, how to fix it. The
 problems looked for: an escaped exception or traceback; "no problems found" for a wrong
 Cube; problems found for a right one; a headline whose count is not the findings'; HTML
 naming other findings; and every claim (doctor_claims.py) false of the attempt.
 
-The missing argument is left out: check_function() without one is a Python TypeError, as
-for any function called without its required arguments, not the doctor's verdict.
+The missing argument is left out: check_function() without one is answered by the
+not-a-function finding, judged with the other wrong arguments' words elsewhere.
 """
 
 import contextlib
@@ -14,7 +15,10 @@ import io
 import re
 from collections.abc import Sequence
 
+import torch
+
 from tests.exercises.attempts.claims import YOU_PASSED, Problem, false_claims
+from tests.exercises.attempts.cube_facts import _CUBE_X as CUBE_X
 from tests.exercises.attempts.cube_facts import is_right
 from tests.exercises.attempts.distinct import MISSING, Attempt
 from tests.exercises.attempts.doctor_claims import (
@@ -41,7 +45,7 @@ def run_doctor(attempt: Attempt) -> Outputs:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         try:
-            report = check_function(attempt.learner, cube)
+            report = check_function(attempt.learner, cube, inputs=(torch.tensor(CUBE_X),))
             out.ok = report.ok
             out.text, out.html = str(report), report._repr_html_()
         except Exception as error:

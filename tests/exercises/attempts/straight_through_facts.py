@@ -71,6 +71,16 @@ def passes_on(p: FunctionFacts) -> bool | None:
     return got.is_floating_point() and torch.allclose(got.double(), p.grad_out.double())
 
 
+def leaves_alone(p: FunctionFacts) -> bool | None:
+    """x and grad_out unchanged, no tensor on ctx, x's dtype out of forward and backward."""
+    grad = one_gradient(p)
+    if grad is None or not isinstance(p.output, torch.Tensor):
+        return None
+    changed = p.x_changed_by_forward or p.grad_out_changed or p.x_changed_by_backward
+    kinds = p.output.dtype == p.x.dtype and grad.dtype == p.x.dtype
+    return not changed and not p.ctx_tensors and kinds
+
+
 def is_right(facts: RoundFacts) -> bool:
     for p in facts.probes:
         grad = one_gradient(p)
@@ -99,6 +109,9 @@ def round_case_oracles(facts: RoundFacts) -> dict[str, bool | None]:
         "forward rounds every number": _both(rounds, facts),
         "backward gives back one thing": one,
         "backward passes grad_out on": _both(passes_on, facts),
+        "nothing else changes: x, grad_out, the kind of numbers; ctx keeps no tensor": (
+            _both(leaves_alone, facts)
+        ),
     }
 
 
