@@ -15,7 +15,7 @@ import torch
 
 from lessons_lib.exercises import nudge_words as words
 from lessons_lib.exercises.base import Case, ExerciseCheck, contained, named_as_written, refused
-from lessons_lib.running import a_or_an, kind_and_size
+from lessons_lib.running import a_or_an, kind_and_size, short
 from lessons_lib.running.arguments import MISSING
 
 _TOLERANCE = 1e-9  # relative: every example below is exact to many more digits in float64
@@ -146,7 +146,8 @@ def _run(fn: Callable, example: _Example) -> tuple[Case, float | None, bool]:
     number = _as_number(value)
     if number is None:
         fix = _not_one_number_fix(value)
-        return Case(words.RUNS, False, expected, kind_and_size(value), fix), None, bool(calls)
+        got = short(value) if _is_truth(value) else kind_and_size(value)
+        return Case(words.RUNS, False, expected, got, fix), None, bool(calls)
     if not math.isfinite(number):
         fix = (
             f"my_nudge gave back {number}, which is not an ordinary number. Did you divide by "
@@ -158,7 +159,7 @@ def _run(fn: Callable, example: _Example) -> tuple[Case, float | None, bool]:
 
 def _as_number(value: object) -> float | None:
     """A plain float from a Python number or a one-number real tensor, else None."""
-    if isinstance(value, bool) or (isinstance(value, torch.Tensor) and value.dtype == torch.bool):
+    if _is_truth(value):
         return None
     if isinstance(value, int | float):
         return float(value)
@@ -167,8 +168,15 @@ def _as_number(value: object) -> float | None:
     return None
 
 
+def _is_truth(value: object) -> bool:
+    """True or False, as Python's bool or a tensor of bools (a comparison's answer)."""
+    return isinstance(value, bool) or (
+        isinstance(value, torch.Tensor) and value.dtype == torch.bool
+    )
+
+
 def _not_one_number_fix(value: object) -> str:
-    if isinstance(value, bool) or (isinstance(value, torch.Tensor) and value.dtype == torch.bool):
+    if _is_truth(value):
         return (
             "my_nudge gave back True or False, the answer of a comparison, not a number: "
             "give back the difference itself, with no comparison (>, <, ==) around it."

@@ -70,16 +70,19 @@ def learners_line(error: BaseException) -> tuple[str, bool]:
     if not theirs:
         return "", False
     line = (theirs[-1].line or "").strip()
-    return line, frames[-1] is theirs[-1] and _raises(line)
+    return line, frames[-1] is theirs[-1] and raises(line, error)
 
 
-def _raises(line: str) -> bool:
-    """Whether a source line holds a raise or assert statement (`if bad: raise ...` too)."""
+def raises(line: str, error: BaseException) -> bool:
+    """Whether the source line's own raise or assert statement raised `error` (`if bad: raise
+    ...` too); not an error raised while working out the raise's message."""
     try:
         words = [t.string for t in tokenize.generate_tokens(io.StringIO(line).readline)]
     except (tokenize.TokenError, SyntaxError):  # a statement cut at the line's end
         words = line.split()
-    return "raise" in words or "assert" in words
+    if "assert" in words and isinstance(error, AssertionError):
+        return True
+    return "raise" in words and any(k.__name__ in words for k in type(error).__mro__)
 
 
 @dataclass

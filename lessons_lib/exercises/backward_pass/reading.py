@@ -27,7 +27,12 @@ def raised_where(error: BaseException, candidate: Callable) -> tuple[str, str]:
     tree, row = function_tree(candidate), (last.lineno or 0) - code.co_firstlineno + 1
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Raise | ast.Assert) and node.lineno <= row <= node.end_lineno:
-            return "own", line
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            if isinstance(node, ast.Assert) or any(
+                k.__name__ in names for k in type(error).__mro__
+            ):
+                return "own", line
+            return "", line  # raised while its message was being worked out
     return "torch", line  # a PyTorch call written in C, such as requires_grad_, raised
 
 
