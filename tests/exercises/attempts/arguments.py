@@ -4,8 +4,10 @@ words, and a verifier for "you passed <what>" sentences.
 `wrong_arguments(function, plain)` lists them for a check that wants a Function (`function`
 is the learner's class) or a plain function (`plain`): numbers, strings, None, nothing,
 tensors, containers, the class where a function is wanted and back, an instance, .apply,
-built-ins, a lambda, a call's result, a module. The canonical description of each is written
-here from the value itself, independently of lessons_lib.
+built-ins, a lambda, a call's result, a module; `common_wrong_arguments()` are those every
+check gets, the Clamp01 tests' checks too (clamp_arguments). The canonical description of
+each (`what_it_is`, what every "you passed <what>" is verified against) is written here from
+the value itself, independently of lessons_lib.
 """
 
 import types
@@ -111,6 +113,26 @@ def should_refuse(value: object, wants_class: bool) -> bool:
     return value is MISSING or not plain or function_of_apply(value) is not None
 
 
+def common_wrong_arguments() -> list[tuple[str, object]]:
+    """The wrong arguments every check is tried with (the Clamp01 tests' checks too), each with
+    a label: numbers, True, a string, None, nothing, a tensor, a list, a dict, a module,
+    built-ins. Each check's own list adds the ones its exercise invites."""
+    return [
+        ("the number 5", 5),
+        ("the number 2.5", 2.5),
+        ("True", True),
+        ("a string", "abc"),
+        ("None", None),
+        ("nothing", MISSING),
+        ("a tensor", torch.tensor([1.0, 2.0])),
+        ("a list", [1, 2, 3]),
+        ("a dict", {"x": 1}),
+        ("a module", torch),
+        ("the built-in torch.round", torch.round),
+        ("the built-in len", len),
+    ]
+
+
 def wrong_arguments(check: str, right: object, call_result: Callable[[], object]) -> list[Attempt]:
     """Attempts that pass the wrong thing to `check`; `right` is the learner's own answer (a
     Function class or a plain function), `call_result` calls it as a learner would."""
@@ -118,22 +140,11 @@ def wrong_arguments(check: str, right: object, call_result: Callable[[], object]
     def learners_plain(x):
         return x
 
-    values: list[tuple[str, object]] = [
-        ("the number 5", 5),
-        ("the number 2.5", 2.5),
-        ("True", True),
-        ("a string", "abc"),
+    values = [
+        *common_wrong_arguments(),
         ("a string naming the answer", getattr(right, "__name__", "Cube")),
-        ("None", None),
-        ("nothing", MISSING),
-        ("a tensor", torch.tensor([1.0, 2.0])),
-        ("a list", [1, 2, 3]),
         ("a tuple", (right, right)),
-        ("a dict", {"x": 1}),
-        ("a module", torch),
         ("a class that is not a Function", Foo),
-        ("the built-in torch.round", torch.round),
-        ("the built-in len", len),
         ("a lambda", lambda x: x),
         ("a plain function", learners_plain),
         ("torch.autograd.Function itself", torch.autograd.Function),

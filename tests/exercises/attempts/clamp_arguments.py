@@ -1,15 +1,15 @@
-"""Wrong arguments for a check that wants the learner's test function, each with how the
-check must name it ("the number 5", "an instance of YourClamp01, YourClamp01()", ...)."""
+"""Wrong arguments for a check that wants the learner's test function: the ones every check
+is tried with (arguments.common_wrong_arguments) and the ones a Clamp01 test invites (the
+Function class, its apply, an instance, the test's own result, ...). How the check must name
+each ("the number 5", "an instance of YourClamp01, YourClamp01()", ...) is arguments.what_it_is,
+the words every check's "you passed <what>" is verified against."""
 
 import warnings
 from dataclasses import dataclass
 
-import torch
-
 from lessons_lib import Clamp01
+from tests.exercises.attempts.arguments import common_wrong_arguments, what_it_is
 from tests.exercises.attempts.clamp_modules import load_module
-
-MISSING = object()  # the check called with no argument
 
 # The notebook's Part 2 starter Clamp01, as a learner has it in their kernel.
 YOUR_CLAMP01 = """\
@@ -43,7 +43,11 @@ class WrongArgument:
 
     label: str
     value: object
-    what: str  # the words after "you passed"
+
+    @property
+    def what(self) -> str:
+        """The words after "you passed"."""
+        return what_it_is(self.value)
 
 
 def wrong_arguments() -> list[WrongArgument]:
@@ -53,29 +57,17 @@ def wrong_arguments() -> list[WrongArgument]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         instance = your()
-    return [
-        WrongArgument("5", 5, "the number 5"),
-        WrongArgument("2.5", 2.5, "the number 2.5"),
-        WrongArgument("True", True, "the value True"),
-        WrongArgument("False", False, "the value False"),
-        WrongArgument("'abc'", "abc", "the string 'abc'"),
-        WrongArgument("'my_edge_test'", "my_edge_test", "the string 'my_edge_test'"),
-        WrongArgument("None", None, "None"),
-        WrongArgument("nothing", MISSING, "nothing"),
-        WrongArgument("a tensor", torch.tensor([1.0, 2.0]), "a tensor, tensor([1., 2.])"),
-        WrongArgument("a list", [1, 2, 3], "a list of 3 things"),
-        WrongArgument("a tuple", (1, 2), "a tuple of 2 things"),
-        WrongArgument("a dict", {"a": 1}, "a dict of 1 thing"),
-        WrongArgument("Clamp01", Clamp01, "the Function class Clamp01"),
-        WrongArgument("YourClamp01", your, "the Function class YourClamp01"),
-        WrongArgument("Clamp01.apply", Clamp01.apply, "Clamp01.apply"),
-        WrongArgument("YourClamp01.apply", your.apply, "YourClamp01.apply"),
-        WrongArgument("YourClamp01()", instance, "an instance of YourClamp01, YourClamp01()"),
-        WrongArgument("torch.round", torch.round, "the built-in function torch.round"),
-        WrongArgument("len", len, "the built-in function len"),
-        WrongArgument("print", print, "the built-in function print"),
-        WrongArgument("my_edge_test(Clamp01)", module.my_edge_test(Clamp01), "the value True"),
-        WrongArgument("the class Foo", module.Foo, "the class Foo"),
-        WrongArgument("Foo()", module.Foo(), "an object of type Foo"),
-        WrongArgument("torch", torch, "the module torch"),
+    return [WrongArgument(label, value) for label, value in common_wrong_arguments()] + [
+        WrongArgument("False", False),
+        WrongArgument("the string 'my_edge_test'", "my_edge_test"),
+        WrongArgument("a tuple", (1, 2)),
+        WrongArgument("Clamp01", Clamp01),
+        WrongArgument("YourClamp01", your),
+        WrongArgument("Clamp01.apply", Clamp01.apply),
+        WrongArgument("YourClamp01.apply", your.apply),
+        WrongArgument("YourClamp01()", instance),
+        WrongArgument("print", print),
+        WrongArgument("my_edge_test(Clamp01)", module.my_edge_test(Clamp01)),
+        WrongArgument("the class Foo", module.Foo),
+        WrongArgument("Foo()", module.Foo()),
     ]

@@ -15,11 +15,11 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from hypothesis import Phase, settings
+from hypothesis import Phase
 
 from tests.exercises.attempts.clamp_arguments import WrongArgument, wrong_arguments
 from tests.exercises.attempts.clamp_bases import edge_bases, suite_bases
-from tests.exercises.attempts.clamp_facts import Facts, facts_of, signature
+from tests.exercises.attempts.clamp_facts import Facts, facts_of, hypothesis_profile, signature
 from tests.exercises.attempts.clamp_modules import load_function, load_module
 from tests.exercises.attempts.clamp_mutate import mutants, one_mutant
 
@@ -54,22 +54,14 @@ class Attempt:
         return f"attempt: {self.label}\n{self.diff}"
 
 
-@contextlib.contextmanager
-def hypothesis_examples(n: int = EXAMPLES) -> Iterator[None]:
+def hypothesis_examples(n: int = EXAMPLES) -> contextlib.AbstractContextManager[None]:
     """Property tests without @settings of their own draw `n` examples."""
-    previous = settings.get_current_profile_name()
-    settings.register_profile(
+    return hypothesis_profile(
         "clamp-attempts",
-        parent=settings.get_profile(previous),
         max_examples=n,
         deadline=None,
         phases=(Phase.explicit, Phase.reuse, Phase.generate),  # no shrinking: seconds a failure
     )
-    settings.load_profile("clamp-attempts")
-    try:
-        yield
-    finally:
-        settings.load_profile(previous)
 
 
 def _diff(before: str, after: str) -> str:

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import torch
 
-from tests.exercises.attempts.clamp_arguments import MISSING
 from tests.exercises.attempts.clamp_attempts import Attempt
 from tests.exercises.attempts.clamp_facts import BROKEN, CORRECT, Run
 from tests.exercises.attempts.clamp_oracles import CORRECT_WORDS, EDGE_BUG_WORDS
 from tests.exercises.attempts.clamp_verdict import Verdict, sentences
+from tests.exercises.attempts.distinct import MISSING
 
 
 @dataclass(frozen=True)

@@ -138,21 +138,20 @@ def _watch(cls: type[Function], run: Run) -> None:
 
 
 @contextlib.contextmanager
-def _steady_hypothesis() -> Iterator[None]:
-    """The same examples on every run, as the check draws them (derandomized, no database)."""
+def hypothesis_profile(name: str, **changes: object) -> Iterator[None]:
+    """Hypothesis's settings with `changes` (on top of the current profile) while inside."""
     previous = settings.get_current_profile_name()
-    settings.register_profile(
-        "clamp-attempt-facts",
-        parent=settings.get_profile(previous),
-        database=None,
-        derandomize=True,
-        deadline=None,
-    )
-    settings.load_profile("clamp-attempt-facts")
+    settings.register_profile(name, parent=settings.get_profile(previous), **changes)
+    settings.load_profile(name)
     try:
         yield
     finally:
         settings.load_profile(previous)
+
+
+def _steady_hypothesis() -> contextlib.AbstractContextManager[None]:
+    """The same examples on every run, as the check draws them (derandomized, no database)."""
+    return hypothesis_profile("clamp-attempt-facts", database=None, derandomize=True, deadline=None)
 
 
 def _where(error: BaseException, module_file: str) -> tuple[str, bool]:

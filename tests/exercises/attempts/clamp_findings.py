@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from lessons_lib.exercises.clamp.edges import check_edge_test
 from lessons_lib.exercises.clamp.suite import check_my_checks
-from tests.exercises.attempts.clamp_arguments import MISSING
 from tests.exercises.attempts.clamp_attempts import (
     Attempt,
     distinct,
@@ -22,6 +21,7 @@ from tests.exercises.attempts.clamp_attempts import (
 from tests.exercises.attempts.clamp_claims import CHECKERS, false_claims
 from tests.exercises.attempts.clamp_oracles import oracle_for, rightness
 from tests.exercises.attempts.clamp_verdict import REFUSAL, TRACEBACK, Verdict, parse
+from tests.exercises.attempts.distinct import MISSING
 
 CHECKS: dict[int, tuple[str, Callable]] = {
     1: ("check_edge_test", check_edge_test),

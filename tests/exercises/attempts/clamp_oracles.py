@@ -126,6 +126,11 @@ def is_plain_test_function(facts: Facts | None) -> bool:
     return facts is not None
 
 
+def _correct_named_in(case: str) -> str | None:
+    """The correct Clamp01 a case line names, or None when it names none we know."""
+    return next((c for w, c in CORRECT_WORDS.items() if w in case), None)
+
+
 def oracle_for(case: str, part: int) -> Oracle | None:
     """The oracle for a case line's name, or None when no property we know is named."""
     if case.endswith(" is a function"):
@@ -133,7 +138,7 @@ def oracle_for(case: str, part: int) -> Oracle | None:
     if case.endswith(" gives back True or False"):
         return gives_true_or_false
     if case.startswith("runs through Clamp01Candidate.apply "):
-        clamp = next((c for w, c in CORRECT_WORDS.items() if w in case), None)
+        clamp = _correct_named_in(case)
         return None if clamp is None else (lambda facts: bool(facts.runs[clamp].applied))
     if case == "sends each point its own upstream gradient":
         return own_uneven_grad_out
@@ -142,11 +147,9 @@ def oracle_for(case: str, part: int) -> Oracle | None:
     if case.startswith("runs a property test"):
         return property_test
     if case.startswith("passes "):
-        clamp = next((c for w, c in CORRECT_WORDS.items() if w in case), None)
-        if clamp is None:
-            return None
+        clamp = _correct_named_in(case)
         judge = passes_edge if part == 1 else passes_suite
-        return lambda facts: judge(facts.runs[clamp])
+        return None if clamp is None else (lambda facts: judge(facts.runs[clamp]))
     if case.startswith("catches "):
         key = re.match(r"catches ([a-z-]+):", case)
         if key and key.group(1) in BROKEN:

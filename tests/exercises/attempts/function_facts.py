@@ -7,6 +7,7 @@ gave back, before autograd's checks).
 """
 
 import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import torch
@@ -144,3 +145,14 @@ def signature(facts: FunctionFacts) -> tuple:
         facts.saved_changed_by_backward,
         facts.x_changed_by_backward,
     )
+
+
+def on_every_probe(
+    test: Callable[[FunctionFacts], bool | None], probes: Iterable[FunctionFacts]
+) -> bool | None:
+    """A case's property over the probes: False when `test` fails on one, else None when it
+    cannot tell on one, else True."""
+    results = [test(p) for p in probes]
+    if any(r is False for r in results):
+        return False
+    return None if any(r is None for r in results) else True

@@ -61,7 +61,8 @@ class NudgeFacts:
 
 
 def as_number(value: object) -> float | None:
-    if isinstance(value, bool):
+    """A plain number; True or False (a comparison's answer, even in a tensor) is not one."""
+    if isinstance(value, bool) or (isinstance(value, torch.Tensor) and value.dtype == torch.bool):
         return None
     if isinstance(value, int | float):
         return float(value)

@@ -1,8 +1,21 @@
 """The checks this package tests, each with its attempts, oracles and claim-checkers."""
 
 import functools
+from collections.abc import Callable
 
 from tests.exercises.attempts.judging import CheckSpec
+
+
+def _spec(name: str, check: Callable, is_right, case_oracles, claims, wants_class: bool):
+    """A check's spec, its oracles judging the facts recorded by running each attempt."""
+    return CheckSpec(
+        name,
+        check,
+        wants_class=wants_class,
+        right=lambda a: is_right(a.facts),
+        case_oracles=lambda a: case_oracles(a.facts),
+        claims=claims,
+    )
 
 
 @functools.cache
@@ -11,13 +24,8 @@ def cube() -> CheckSpec:
     from tests.exercises.attempts.cube_claims import CUBE_CLAIMS
     from tests.exercises.attempts.cube_facts import cube_case_oracles, is_right
 
-    return CheckSpec(
-        "check_cube",
-        check_cube,
-        wants_class=True,
-        right=lambda a: is_right(a.facts),
-        case_oracles=lambda a: cube_case_oracles(a.facts),
-        claims=CUBE_CLAIMS,
+    return _spec(
+        "check_cube", check_cube, is_right, cube_case_oracles, CUBE_CLAIMS, wants_class=True
     )
 
 
@@ -27,13 +35,13 @@ def straight_through() -> CheckSpec:
     from tests.exercises.attempts.straight_through_claims import ROUND_CLAIMS
     from tests.exercises.attempts.straight_through_facts import is_right, round_case_oracles
 
-    return CheckSpec(
+    return _spec(
         "check_straight_through",
         check_straight_through,
+        is_right,
+        round_case_oracles,
+        ROUND_CLAIMS,
         wants_class=True,
-        right=lambda a: is_right(a.facts),
-        case_oracles=lambda a: round_case_oracles(a.facts),
-        claims=ROUND_CLAIMS,
     )
 
 
@@ -43,13 +51,8 @@ def nudge() -> CheckSpec:
     from tests.exercises.attempts.nudge_claims import NUDGE_CLAIMS
     from tests.exercises.attempts.nudge_facts import is_right, nudge_case_oracles
 
-    return CheckSpec(
-        "check_nudge",
-        check_nudge,
-        wants_class=False,
-        right=lambda a: is_right(a.facts),
-        case_oracles=lambda a: nudge_case_oracles(a.facts),
-        claims=NUDGE_CLAIMS,
+    return _spec(
+        "check_nudge", check_nudge, is_right, nudge_case_oracles, NUDGE_CLAIMS, wants_class=False
     )
 
 
@@ -59,11 +62,11 @@ def cube_grad() -> CheckSpec:
     from tests.exercises.attempts.cube_grad_claims import CUBE_GRAD_CLAIMS
     from tests.exercises.attempts.cube_grad_facts import cube_grad_case_oracles, is_right
 
-    return CheckSpec(
+    return _spec(
         "check_cube_grad",
         check_cube_grad,
+        is_right,
+        cube_grad_case_oracles,
+        CUBE_GRAD_CLAIMS,
         wants_class=False,
-        right=lambda a: is_right(a.facts),
-        case_oracles=lambda a: cube_grad_case_oracles(a.facts),
-        claims=CUBE_GRAD_CLAIMS,
     )

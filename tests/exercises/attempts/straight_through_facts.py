@@ -13,7 +13,12 @@ import torch
 
 from tests.exercises.attempts.arguments import what_it_is
 from tests.exercises.attempts.distinct import Attempt
-from tests.exercises.attempts.function_facts import FunctionFacts, record, signature
+from tests.exercises.attempts.function_facts import (
+    FunctionFacts,
+    on_every_probe,
+    record,
+    signature,
+)
 
 try:  # the inputs check_straight_through sends: read from the check
     from lessons_lib.exercises.straight_through import _ROUND_GRAD_OUT, _ROUND_X
@@ -92,13 +97,6 @@ def is_right(facts: RoundFacts) -> bool:
     return True
 
 
-def _both(test, facts: RoundFacts) -> bool | None:
-    results = [test(p) for p in facts.probes]
-    if any(r is False for r in results):
-        return False
-    return None if any(r is None for r in results) else True
-
-
 def round_case_oracles(facts: RoundFacts) -> dict[str, bool | None]:
     """Each case's property by the names check_straight_through prints ("one thing" as its
     expected line says: one tensor, shaped like x)."""
@@ -106,11 +104,11 @@ def round_case_oracles(facts: RoundFacts) -> dict[str, bool | None]:
     if all(p.forward_ok for p in facts.probes):
         one = all(one_gradient(p) is not None for p in facts.probes)
     return {
-        "forward rounds every number": _both(rounds, facts),
+        "forward rounds every number": on_every_probe(rounds, facts.probes),
         "backward gives back one thing": one,
-        "backward passes grad_out on": _both(passes_on, facts),
+        "backward passes grad_out on": on_every_probe(passes_on, facts.probes),
         "nothing else changes: x, grad_out, the kind of numbers; ctx keeps no tensor": (
-            _both(leaves_alone, facts)
+            on_every_probe(leaves_alone, facts.probes)
         ),
     }
 

@@ -2,80 +2,29 @@
 
 import inspect
 
-import pytest
-
 from lessons_lib.exercises.backward_pass import answers
 from tests.exercises.attempts import specs
 from tests.exercises.attempts.cube_grad_attempts import cube_grad_attempts
-from tests.exercises.attempts.judging import failures, hint_problems, judge_all
-
-MINIMUM = 300
+from tests.exercises.attempts.verdict_tests import VerdictTests
 
 
-@pytest.fixture(scope="module")
-def judged():
-    attempts, _ = cube_grad_attempts()
-    return judge_all(specs.cube_grad(), attempts)
+class TestCheckCubeGrad(VerdictTests):
+    """VerdictTests on the cube_grad functions a learner might write."""
 
+    spec = staticmethod(specs.cube_grad)
+    attempts = staticmethod(cube_grad_attempts)
 
-def test_enough_distinct_attempts():
-    """At least 300 attempts that behave differently, some right and most wrong."""
-    attempts, generated = cube_grad_attempts()
-    right = [a for a in attempts if a.facts is not None and specs.cube_grad().right(a)]
-    assert len(attempts) >= MINIMUM, f"{len(attempts)} distinct of {generated}"
-    assert right and len(right) < len(attempts) / 10
+    def test_the_oracle_tells_the_draft_from_the_answer(self):
+        """The oracle of "right" passes the course's answer and fails the notebook's draft."""
+        from tests.exercises.attempts.cube_grad_attempts import cubes
+        from tests.exercises.attempts.cube_grad_facts import cube_grad_facts
+        from tests.exercises.attempts.distinct import Attempt
+        from tests.exercises.attempts.loading import load_source
+        from tests.exercises.attempts.sources import starter
 
-
-def test_the_oracle_tells_the_draft_from_the_answer():
-    """The oracle of "right" passes the course's answer and fails the notebook's draft."""
-    from tests.exercises.attempts.cube_grad_attempts import cubes
-    from tests.exercises.attempts.cube_grad_facts import cube_grad_facts
-    from tests.exercises.attempts.distinct import Attempt
-    from tests.exercises.attempts.loading import load_source
-    from tests.exercises.attempts.sources import starter
-
-    answer = inspect.getsource(answers.cube_grad)
-    draft = starter("exercises/your-own-backward-pass.ipynb", "def cube_grad(")
-    right = specs.cube_grad().right
-    for source, want in ((answer, True), (draft, False)):
-        fn = load_source(cubes()["fixed Cube"] + "\n\n" + source, "cube_grad").cube_grad
-        assert right(Attempt("check_cube_grad", "", fn, facts=cube_grad_facts(fn))) is want
-
-
-def test_no_exception_or_traceback(judged):
-    """a: check_cube_grad never raises, and no traceback reaches the learner."""
-    assert not (message := failures(judged, "a:")), message
-
-
-def test_no_well_done_for_a_wrong_attempt(judged):
-    """b: a wrong cube_grad never hears Well done."""
-    assert not (message := failures(judged, "b:")), message
-
-
-def test_a_right_attempt_is_never_failed(judged):
-    """c: a cube_grad equivalent to the answer passes."""
-    assert not (message := failures(judged, "c:")), message
-
-
-def test_every_mark_is_true(judged):
-    """d: ✓ only where the case's property holds, ✗ only where it fails."""
-    assert not (message := failures(judged, "d:")), message
-
-
-def test_every_claim_about_the_code_is_true(judged):
-    """e: every sentence saying what the learner's cube_grad did is true of it."""
-    assert not (message := failures(judged, "e:")), message
-
-
-def test_wrong_arguments_get_one_line(judged):
-    """f: a wrong argument gets one line naming what was passed and what is wanted."""
-    assert not (message := failures(judged, "f:")), message
-
-
-def test_a_bad_hint_level_is_named():
-    """A hint level that is not 0 to 3 gets one line saying so and naming what was passed."""
-    spec = specs.cube_grad()
-    answer = next(
-        a.learner for a in cube_grad_attempts()[0] if a.facts is not None and spec.right(a)
-    )
-    assert not (problems := hint_problems(spec, answer)), "\n\n".join(problems)
+        answer = inspect.getsource(answers.cube_grad)
+        draft = starter("exercises/your-own-backward-pass.ipynb", "def cube_grad(")
+        right = self.spec().right
+        for source, want in ((answer, True), (draft, False)):
+            fn = load_source(cubes()["fixed Cube"] + "\n\n" + source, "cube_grad").cube_grad
+            assert right(Attempt("check_cube_grad", "", fn, facts=cube_grad_facts(fn))) is want

@@ -1,65 +1,9 @@
-"""check_my_checks on generated attempts (clamp_attempts): nothing escapes, no "Well done" for a
-wrong test, no right test failed, every ✓ and ✗ true, every claim about the learner's code
-true, and a wrong argument refused in one line. Each test reads the attempts run once."""
+"""check_my_checks (Part 2) on generated attempts: the tests of clamp_verdict_tests.ClampVerdictTests."""
 
-import itertools
-
-import pytest
-
-from tests.exercises.attempts.clamp_attempts import _candidates
-from tests.exercises.attempts.clamp_claims import CHECKERS
-from tests.exercises.attempts.clamp_findings import RULES, findings, message, outcomes
-
-PART = 2
-ENOUGH = 300
+from tests.exercises.attempts.clamp_verdict_tests import ClampVerdictTests
 
 
-def test_at_least_300_distinct_attempts_are_generated_in_a_fixed_order():
-    """The generator gives 300 or more attempts of distinct behaviour, the same every run."""
-    attempts = [o for o in outcomes(PART) if o.attempt.wrong is None]
-    assert len(attempts) >= ENOUGH, f"only {len(attempts)} distinct attempts"
-    assert len({o.attempt.signature for o in attempts}) == len(attempts)
-    first = [c[0] for c in itertools.islice(_candidates(PART), 150)]
-    assert first == [c[0] for c in itertools.islice(_candidates(PART), 150)]
+class TestCheckMyChecks(ClampVerdictTests):
+    """ClampVerdictTests on the suites of checks a learner might write for Clamp01."""
 
-
-def test_right_and_wrong_attempts_are_both_among_them():
-    """The oracles find right attempts and wrong ones, so rules (b) and (c) are exercised."""
-    rights = [o.right for o in outcomes(PART)]
-    assert rights.count(True) >= 1 and rights.count(False) >= ENOUGH // 2
-
-
-@pytest.mark.parametrize("rule", list(RULES))
-def test_no_verdict_breaks_the_rule(rule):
-    """Rules (a), (b), (c), (d), (f): see clamp_findings."""
-    found = findings(PART)[rule]
-    assert not found, message(found)
-
-
-@pytest.mark.parametrize("kind", list(CHECKERS))
-def test_every_claim_of_this_kind_is_true(kind):
-    """Rule (e): each sentence about what the learner's code did is true (clamp_claims)."""
-    found = findings(PART)[f"claim: {kind}"]
-    assert not found, message(found)
-
-
-@pytest.mark.parametrize("level", ["yes", 2.5, None])
-def test_a_bad_hint_level_is_named_in_one_added_line(level):
-    """hint="yes" adds "hint must be a whole number from 0 to 3; you passed ..."."""
-    from tests.exercises.attempts.clamp_findings import CHECKS
-
-    _, check = CHECKS[PART]
-    said = {"yes": "the string 'yes'", 2.5: "the number 2.5", None: "None"}[level]
-    cheap = next(o.attempt for o in outcomes(PART) if o.attempt.label == "lambda_false")
-    text = str(check(cheap.value, hint=level))
-    assert f"hint must be a whole number from 0 to 3; you passed {said}." in text.splitlines(), text
-
-
-def test_the_html_shows_the_same_marks_as_the_text():
-    """_repr_html_ shows the ✓ ✗ ○ marks of the plain text, in the same number."""
-    differ = [
-        o
-        for o in outcomes(PART)
-        if o.html and any(o.html.count(m) != o.text.count(m) for m in "✓✗○")
-    ]
-    assert not differ, differ[0].attempt.shown() + "\n" + differ[0].text + "\n" + differ[0].html
+    part = 2
