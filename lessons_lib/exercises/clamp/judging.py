@@ -17,7 +17,8 @@ def also_missed(cases: list[Case], said: str = "") -> Aside:
     with what catches it: a test's verdict names every missed bug, not only the first.
     `said`, a cause the first problem's fix already states, is not repeated in each item."""
     failed = [c for c in cases if not c.passed and c.checked]
-    missed = [c for c in failed[1:] if c.fix and not c.name.startswith("passes ")]
+    about_correct = ("passes ", RUNS_IT)  # what a test did with correct code, not a miss
+    missed = [c for c in failed[1:] if c.fix and not c.name.startswith(about_correct)]
     said = said if failed and said and said in failed[0].fix else ""
     return Aside(
         ALSO_MISSED,

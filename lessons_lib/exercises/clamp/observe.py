@@ -178,7 +178,7 @@ def describe(outcome: Outcome, who: str) -> str:
     line = _learners_line(outcome.error)
     where = f", at the line `{line}`" if line else ""
     if failure.own and line:
-        raised = "assert" if isinstance(outcome.error, AssertionError) else "raise"
+        raised = "assert" if line.startswith("assert") else "raise"  # the statement's word
         where = f", by your own {raised} at the line `{line}`"
     notes = [_one_line(n) for n in getattr(outcome.error, "__notes__", [])]
     example = next((n for n in notes if n.startswith(("Falsifying", "Failing"))), "")
