@@ -37,6 +37,10 @@ KERNEL_IS = f"(status) => ({KERNEL_STATUS})() === status"
 FINISHED = """(index) =>
   window.jupyterapp.shell.currentWidget.content.widgets[index].model.executionCount !== null"""
 SHUT_DOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
+INTERRUPT = (
+    "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+    ".interrupt(); }"
+)
 FOCUSED = """() => {
   const e = document.activeElement;
   return e.getAttribute('aria-label') || (e.labels && e.labels[0]?.textContent) || e.tagName;

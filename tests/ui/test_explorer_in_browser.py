@@ -13,6 +13,7 @@ import pytest
 from tests.ui.scratch_lab import (
     FINISHED,
     FOCUSED,
+    INTERRUPT,
     OUTPUT_TEXT,
     ROUND_TRIP_MS,
     RUN_CELL,
@@ -24,7 +25,7 @@ from tools.page_timing import key_to_picture
 
 CELLS = [
     "from lessons_lib import RoundSTE, explore\nex = explore(RoundSTE)\nex",
-    'import time\n\nprint("sleeping", flush=True)\ntime.sleep(5)',
+    'import time\n\nprint("sleeping", flush=True)\ntime.sleep(60)',  # until interrupted
     "print(ex.point_slider.value, ex.range_slider.value, ex.scale_slider.value)",
     "import torch\n\nfrom lessons_lib import explore\n\n\n"
     "class Broken(torch.autograd.Function):\n"
@@ -50,7 +51,7 @@ def fresh_explorer(page):
 def test_a_point_move_is_drawn_at_once_even_while_the_kernel_is_busy(page):
     explorer = fresh_explorer(page)
     picture, handle = explorer.locator(".explorer-picture"), explorer.locator(".noUi-handle").first
-    page.evaluate(RUN_CELL, [1, False])  # time.sleep(5): the kernel answers nothing for 5 s
+    page.evaluate(RUN_CELL, [1, False])  # time.sleep(60): the kernel answers nothing
     page.wait_for_function(f"({OUTPUT_TEXT})(1).includes('sleeping')")  # the sleep has begun
     times = [key_to_picture(handle, picture, "ArrowRight", "data-x", 3000) for _ in range(3)]
     assert not page.evaluate(FINISHED, 1), "the sleep ended too soon to prove anything"
@@ -62,6 +63,7 @@ def test_a_point_move_is_drawn_at_once_even_while_the_kernel_is_busy(page):
         assert words in said
     assert "disagree here" in said
     assert "0.4375" in explorer.locator(".explorer-readout").inner_text()
+    page.evaluate(INTERRUPT)  # proven: no need to sit out the rest of the sleep
     # The kernel learns the point once it is free: it reads the value the picture shows.
     page.wait_for_function(FINISHED, arg=1, timeout=15_000)
     page.evaluate(RUN_CELL, [2, True])

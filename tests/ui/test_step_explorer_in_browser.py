@@ -15,6 +15,7 @@ from lessons_lib.explorers.steps.explore import explore_steps
 from tests.ui.scratch_lab import (
     FINISHED,
     FOCUSED,
+    INTERRUPT,
     OUTPUT_TEXT,
     ROUND_TRIP_MS,
     RUN_CELL,
@@ -39,7 +40,7 @@ LEARNERS_OWN = (
 CELLS = [
     "from lessons_lib import Cube\nfrom lessons_lib.explorers.steps.explore import explore_steps\n\n"
     "steps = explore_steps(Cube, 2.0)\nsteps",
-    'import time\n\nprint("sleeping", flush=True)\ntime.sleep(5)',
+    'import time\n\nprint("sleeping", flush=True)\ntime.sleep(60)',  # until interrupted
     "print(steps.step_slider.value, steps.x_slider.value)",
     LEARNERS_OWN.format(name="TypoCube", forward="ctx.save_for_backward(x)\n        return x**3"),
     LEARNERS_OWN.format(name="Broken", forward='raise ValueError("forgot to return")'),
@@ -73,7 +74,7 @@ def test_a_step_move_is_drawn_at_once_even_while_the_kernel_is_busy(page):
     explorer = run(page, 0)
     picture = explorer.locator(".explorer-picture")
     handle = explorer.locator(".explorer-point .noUi-handle").first
-    page.evaluate(RUN_CELL, [1, False])  # time.sleep(5): the kernel answers nothing for 5 s
+    page.evaluate(RUN_CELL, [1, False])  # time.sleep(60): the kernel answers nothing
     page.wait_for_function(f"({OUTPUT_TEXT})(1).includes('sleeping')")
     times = [key_to_picture(handle, picture, "ArrowLeft", "data-x", 3000) for _ in range(3)]
     assert not page.evaluate(FINISHED, 1), "the sleep ended too soon to prove anything"
@@ -86,6 +87,7 @@ def test_a_step_move_is_drawn_at_once_even_while_the_kernel_is_busy(page):
         assert words in said
     assert against(CUBE_AT_2, "float32", "smaller than") in said
     assert against(CUBE_AT_2, "float64", "at") in said
+    page.evaluate(INTERRUPT)  # proven: no need to sit out the rest of the sleep
     page.wait_for_function(FINISHED, arg=1, timeout=15_000)
     page.evaluate(RUN_CELL, [2, True])
     kernel_h = float(page.evaluate(OUTPUT_TEXT, 2).split()[0])
