@@ -41,6 +41,14 @@ def browser():
         pytest.fail(failure(left, "after the last test that used them"), pytrace=False)
 
 
+@pytest.fixture(scope="session")
+def scratch_lab_and_link(tmp_path_factory):
+    """One `make lab` and slow link for every explorer test module's scratch notebook."""
+    from tests.ui.scratch_lab import shared_lab
+
+    yield from shared_lab(tmp_path_factory.mktemp("ui-scratch"))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """Fail the test if a page threw while it ran, or while its fixtures opened pages."""

@@ -1,9 +1,9 @@
 """A scratch notebook in the real `make lab`, opened in Chromium over a slow link.
 
-Shared by the explorers' browser tests: the lab serving one notebook of given cells,
-the page opened over tools/slow_link.py (a 100 ms round trip, as on Binder) that must
-fetch nothing beyond this machine, and the page-side calls that run a cell, read its
-output and read the picture's text alternative.
+Shared by the explorers' browser tests: one lab for the session serving each module's
+notebook of given cells, the page opened over tools/slow_link.py (a 100 ms round trip,
+as on Binder) that must fetch nothing beyond this machine, and the page-side calls that
+run a cell, read its output and read the picture's text alternative.
 """
 
 import shutil
@@ -49,12 +49,16 @@ LOCAL = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:")
 
 
 @contextmanager
-def scratch_lab(folder: Path, cells: list[str], name: str) -> Iterator[tuple[Lab, SlowLink]]:
-    """`make lab` serving folder/NOTEBOOK made of `cells`, and a slow link to it."""
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = dict(KERNELSPEC)
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
-    nbformat.write(nb, folder / NOTEBOOK)
+def scratch_lab(
+    folder: Path, cells: list[str] | dict[str, list[str]], name: str
+) -> Iterator[tuple[Lab, SlowLink]]:
+    """`make lab` serving folder/NOTEBOOK made of `cells` (or one notebook per name of a
+    dict of cells), and a slow link to it."""
+    for notebook, its_cells in (cells if isinstance(cells, dict) else {NOTEBOOK: cells}).items():
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = dict(KERNELSPEC)
+        nb.cells = [nbformat.v4.new_code_cell(source) for source in its_cells]
+        nbformat.write(nb, folder / notebook)
     env = {
         "JUPYTERLAB_SETTINGS_DIR": str(folder / "settings"),
         "JUPYTERLAB_WORKSPACES_DIR": str(folder / "workspaces"),
@@ -69,12 +73,12 @@ def scratch_lab(folder: Path, cells: list[str], name: str) -> Iterator[tuple[Lab
 
 
 @contextmanager
-def notebook_page(browser, lab: Lab, link: SlowLink) -> Iterator:
+def notebook_page(browser, lab: Lab, link: SlowLink, notebook: str = NOTEBOOK) -> Iterator:
     """The scratch notebook opened over the slow link, its kernel idle; shut down after."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     fetched = []  # anything the page asks of a host other than this machine's loopback
     page.on("request", lambda request: fetched.append(request.url))
-    page.goto(f"http://127.0.0.1:{link.port}/lab/tree/{NOTEBOOK}?reset&token={lab.token}")
+    page.goto(f"http://127.0.0.1:{link.port}/lab/tree/{notebook}?reset&token={lab.token}")
     page.wait_for_function(KERNEL_IS, arg="idle", timeout=60_000)
     yield page
     page.evaluate(SHUT_DOWN)
@@ -82,22 +86,37 @@ def notebook_page(browser, lab: Lab, link: SlowLink) -> Iterator:
     assert [url for url in fetched if not url.startswith(LOCAL)] == []
 
 
+# Every test module's scratch notebook, by its name: one lab serves them all (shared_lab).
+SCRATCH_NOTEBOOKS: dict[str, list[str]] = {}
+
+
+def notebook_of(name: str) -> str:
+    return f"{name}.ipynb"
+
+
+def shared_lab(folder: Path) -> Iterator[tuple[Lab, SlowLink]]:
+    """The lab and slow link serving every module's scratch notebook (a session fixture:
+    the modules were all imported, so every notebook is known, before it starts)."""
+    with scratch_lab(folder, dict(SCRATCH_NOTEBOOKS), "ui-scratch") as both:
+        yield both
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def fixtures(cells: list[str], name: str) -> tuple:
-    """A test module's fixtures: `lab_and_link` (module-wide) and `page` (a fresh kernel each).
+    """A test module's fixtures: `lab_and_link` (the session's lab serving this module's
+    notebook, `name`.ipynb, among others) and `page` (that notebook, a fresh kernel each).
 
     Use as `lab_and_link, page = fixtures(CELLS, "ui-name")` at a test module's top level.
     """
+    SCRATCH_NOTEBOOKS[notebook_of(name)] = cells
 
-    @pytest.fixture(scope="module")
-    def lab_and_link(tmp_path_factory):
-        folder = tmp_path_factory.mktemp(name)
-        with scratch_lab(folder, cells, name) as both:
-            yield both
-        shutil.rmtree(folder, ignore_errors=True)
+    @pytest.fixture
+    def lab_and_link(scratch_lab_and_link):
+        return scratch_lab_and_link
 
     @pytest.fixture
     def page(browser, lab_and_link):
-        with notebook_page(browser, *lab_and_link) as page:
+        with notebook_page(browser, *lab_and_link, notebook_of(name)) as page:
             yield page
 
     return lab_and_link, page

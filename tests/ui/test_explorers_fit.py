@@ -9,7 +9,7 @@ each canvas holds one pixel per device pixel and the kernel's image fills it 1:1
 
 import pytest
 
-from tests.ui.scratch_lab import FINISHED, NOTEBOOK, RUN_CELL, SHUT_DOWN, fixtures
+from tests.ui.scratch_lab import FINISHED, RUN_CELL, SHUT_DOWN, fixtures, notebook_of
 
 CELLS = [
     "from lessons_lib import Cube, RoundSTE, SigmoidSpike, explore, explore_steps",
@@ -66,7 +66,8 @@ MEASURE = """(explorer) => {
 }"""
 
 
-lab_and_link, _ = fixtures(CELLS, "ui-fit")
+NAME = "ui-fit"
+lab_and_link, _ = fixtures(CELLS, NAME)
 
 
 @pytest.fixture(params=[1, 2], ids=["1x", "2x"])
@@ -75,7 +76,7 @@ def projector(request, browser, lab_and_link):
     Mode, every explorer drawn at the width it is shown."""
     lab, _ = lab_and_link
     page = browser.new_page(viewport=PROJECTOR, device_scale_factor=request.param)
-    page.goto(f"{lab.base}/lab/tree/{NOTEBOOK}?reset&token={lab.token}")
+    page.goto(f"{lab.base}/lab/tree/{notebook_of(NAME)}?reset&token={lab.token}")
     page.wait_for_function(
         "window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status "
         "=== 'idle'",
