@@ -5,13 +5,11 @@ uncaught error fails with the error's message, whatever else the test checked.
 """
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import UI_TIMING
-from tests.lab_server import ROOT
 from tests.ui.page_errors import PAGE_ERRORS, WatchedBrowser, failure
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -26,9 +24,6 @@ def browser():
         pytest.skip(ENABLE)
     from playwright.sync_api import sync_playwright
 
-    artifacts = ROOT / "build" / "ui"
-    shutil.rmtree(artifacts, ignore_errors=True)
-    artifacts.mkdir(parents=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,
@@ -39,6 +34,15 @@ def browser():
     left = PAGE_ERRORS.take()  # thrown while a module's pages closed, after its last test
     if left:
         pytest.fail(failure(left, "after the last test that used them"), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def walked(browser):
+    """The learner's walk with every notebook run and looked at once (walked.py): shared by
+    the memory test and the notebooks test, which judge different facts of one run."""
+    from tests.ui.walked import walk_and_look
+
+    yield from walk_and_look(browser)
 
 
 @pytest.fixture(scope="session")

@@ -37,9 +37,14 @@ RUN_ALL = """async () => {
   const panel = app.shell.currentWidget;
   await panel.context.ready;
   await panel.sessionContext.ready;
+  const started = performance.now();
   await app.commands.execute('notebook:run-all-cells');
   const cells = panel.content.widgets.filter(cell => cell.model.type === 'code');
-  return cells.map(cell => cell.model.outputs.toJSON());
+  return {
+    seconds: (performance.now() - started) / 1000,
+    counts: cells.map(cell => cell.model.executionCount),
+    outputs: cells.map(cell => cell.model.outputs.toJSON()),
+  };
 }"""
 OPEN = "async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }"
 
@@ -55,18 +60,24 @@ def every_notebook() -> list[str]:
 
 
 @contextmanager
-def course_lab(*lab_args: str) -> Iterator[Lab]:
+def course_lab(*lab_args: str, every_cell_rendered: bool = False) -> Iterator[Lab]:
     """`make lab` as on Binder, on a scratch copy of notebooks/, JupyterLab's default settings.
 
     As on Binder: with the memory limit JupyterHub declares there. The copy takes the
     autosaves of the notebooks run; the private settings and workspace folders keep the
-    machine's own JupyterLab settings out of the measurement.
+    machine's own JupyterLab settings out of the measurement. `every_cell_rendered` turns
+    off the notebook's windowing, a setting of the page alone, so that a test can reach
+    every explorer; the server and its kernels are the same either way.
     """
     with tempfile.TemporaryDirectory(prefix="course-walk-") as scratch:
         copy = Path(scratch) / "notebooks"
         shutil.copytree(
             ROOT / "notebooks", copy, ignore=shutil.ignore_patterns(".ipynb_checkpoints")
         )
+        if every_cell_rendered:
+            settings = Path(scratch) / "settings" / "@jupyterlab" / "notebook-extension"
+            settings.mkdir(parents=True)
+            (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
         env = {
             "MEM_LIMIT": BINDER_MEM_LIMIT,
             "JUPYTERLAB_SETTINGS_DIR": f"{scratch}/settings",
@@ -77,9 +88,9 @@ def course_lab(*lab_args: str) -> Iterator[Lab]:
             yield lab
 
 
-def start(page, lab: Lab) -> None:
-    """Open the course map, as the Binder link and `make lab` do."""
-    page.goto(f"{lab.base}/lab/tree/{COURSE_MAP}?reset&token={lab.token}")
+def start(page, lab: Lab, base: str | None = None) -> None:
+    """Open the course map, as the Binder link and `make lab` do (through `base` if given)."""
+    page.goto(f"{base or lab.base}/lab/tree/{COURSE_MAP}?reset&token={lab.token}")
     page.wait_for_function(SHOWING, arg=COURSE_MAP, timeout=60_000)
 
 
@@ -101,6 +112,11 @@ def open_notebook(page, path: str) -> None:
 
 def run_all(page) -> list:
     """Run every cell of the notebook in front, as Run > Run All Cells does; its outputs."""
+    return run_all_timed(page)["outputs"]
+
+
+def run_all_timed(page) -> dict:
+    """As run_all, with the run's seconds and each code cell's execution count."""
     return page.evaluate(RUN_ALL)
 
 

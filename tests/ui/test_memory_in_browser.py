@@ -6,27 +6,15 @@ where page numbers are hidden). JupyterHub, which Binder runs on, reckons 1G as 
 One JupyterLab serves the whole sequence: the walk through the course as a learner
 takes it, through the researcher track (the heaviest kernel), with every kernel left
 running; then every other notebook opened and run; then a notebook whose kernel the
-server stopped is run again.
+server stopped is run again. The walk is the one the notebooks test looks at
+(walked.py, the `walked` fixture of conftest.py): every notebook is run once for both.
 """
 
 import subprocess
 import sys
 
-import pytest
-
 from tests.lab_server import ROOT
-from tests.ui.course_walk import (
-    COURSE_MAP,
-    course_lab,
-    every_notebook,
-    follow_link,
-    open_notebook,
-    run_all,
-    running_kernels,
-    start,
-    walk,
-)
-from tools.lab_memory import Usage, watching
+from tools.lab_memory import Usage
 from tools.notebooks import notebook_paths
 
 GIB = 1 << 30
@@ -35,43 +23,6 @@ GIB = 1 << 30
 def mib(usage: Usage) -> str:
     held = "n/a" if usage.held is None else f"{usage.held >> 20}"
     return f"held {held} MiB, PSS {usage.pss >> 20} MiB, RSS {usage.rss >> 20} MiB, {usage.processes} processes"
-
-
-@pytest.fixture(scope="module")
-def walked(browser):
-    """Peaks of the walk and of every notebook open, and what the page shows afterwards."""
-    with course_lab() as lab, watching(lab.pid) as memory:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        route = walk("researcher")
-        start(page, lab)
-        map_outputs = run_all(page)
-        for path in route[1:]:
-            follow_link(page, path)
-            run_all(page)
-        memory.sample()  # the last moment counts too, not only the watcher's last look
-        walk_peak = memory.peak
-        for path in every_notebook():
-            if path not in route:
-                open_notebook(page, path)
-                run_all(page)
-        memory.sample()
-        every_peak = memory.peak
-        kernels_after_all = running_kernels(page)
-        open_notebook(page, COURSE_MAP)  # its tab, still open; its kernel was stopped
-        # JupyterLab's Run All in a tab with no kernel starts one and runs only the first cell
-        # in it (here the set-up cell); the next Run All runs every cell.
-        first_run = run_all(page)
-        rerun_outputs = run_all(page)
-        yield {
-            "walk": walk_peak,
-            "every": every_peak,
-            "kernels": kernels_after_all,
-            "kernels after rerun": running_kernels(page),
-            "map": map_outputs,
-            "first run": first_run,
-            "rerun": rerun_outputs,
-        }
-        page.close()
 
 
 def test_the_walk_map_track_exercise_stays_under_1_gib(walked):

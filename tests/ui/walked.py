@@ -1,0 +1,137 @@
+"""One JupyterLab, one page, every notebook run once: what the memory and notebook tests judge.
+
+The learner's walk (course_walk.py) as the memory test takes it: the course map, the
+researcher track and the exercise, each followed by its link, then every other notebook
+opened and run, every kernel left running, then the course map run again in a fresh
+kernel. After each notebook's run, and before the next opens, the page is looked at as
+the notebooks test looks at it (`look`): which cells ran, errors, widgets, each
+explorer's picture following its point slider, screenshots and timings in build/ui/.
+The page is opened through a slow link (tools/slow_link.py, a 100 ms round trip as on
+Binder), which changes nothing the memory test measures: the server and its kernels.
+Both test modules read the record; a notebook run fails only its own test.
+"""
+
+import shutil
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+from tests.lab_server import ROOT
+from tests.ui.course_walk import (
+    COURSE_MAP,
+    course_lab,
+    every_notebook,
+    follow_link,
+    open_notebook,
+    run_all,
+    run_all_timed,
+    running_kernels,
+    start,
+    walk,
+)
+from tests.ui.page_errors import PAGE_ERRORS
+from tools.lab_memory import watching
+from tools.page_timing import key_to_picture
+from tools.slow_link import SlowLink
+
+ARTIFACTS = ROOT / "build" / "ui"
+DELAY = 0.05  # seconds each way: a 100 ms round trip
+SHOWN = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in front, not the tabs behind
+
+
+def off_machine(url: str, found: list[str]) -> None:
+    host = urlsplit(url).hostname
+    if urlsplit(url).scheme not in ("data", "blob") and host not in ("127.0.0.1", None):
+        found.append(url)
+
+
+def look(page, path: str, result: dict) -> dict:
+    """What the page shows of the notebook in front, just run: every fact the test judges."""
+    name = path.replace("/", "__").removesuffix(".ipynb")
+    page.wait_for_timeout(500)  # let widget views render
+    seen = {
+        "counts": result["counts"],
+        "outputs": result["outputs"],
+        "seconds": result["seconds"],
+        "widget errors": page.locator(SHOWN).get_by_text("Error displaying widget").count(),
+        "explorers": [],
+    }
+    explorers = page.locator(f"{SHOWN} .lessons-explorer")
+    for index in range(explorers.count()):
+        explorer = explorers.nth(index)
+        explorer.scroll_into_view_if_needed()
+        picture = explorer.locator(".explorer-picture[data-revision]")  # its curves have arrived
+        picture.wait_for()
+        before = picture.get_attribute("aria-label")
+        messages_before = explorer.locator(".explorer-error").count()
+        explorer.screenshot(path=ARTIFACTS / f"{name}-explorer{index}-before.png")
+        handle = explorer.locator(".explorer-point .noUi-handle").first
+        milliseconds = key_to_picture(handle, picture, "ArrowRight", "data-x")
+        seen["explorers"].append(
+            {
+                "milliseconds": milliseconds,
+                "label changed": picture.get_attribute("aria-label") != before,
+                "new messages": explorer.locator(".explorer-error").count() - messages_before,
+            }
+        )
+        explorer.screenshot(path=ARTIFACTS / f"{name}-explorer{index}-after.png")
+    page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
+    return seen
+
+
+def run_and_look(page, path: str, looked: dict) -> list:
+    """Run the notebook in front, look at it, keep what was seen (or what went wrong)."""
+    result = run_all_timed(page)
+    try:
+        looked[path] = look(page, path, result)
+    except Exception as error:  # judged by this notebook's test, not the whole walk
+        looked[path] = {"failed": f"{type(error).__name__}: {error}"}
+    looked[path]["page errors"] = PAGE_ERRORS.take()
+    looked[path]["off machine"] = list(page.off_machine)
+    return result["outputs"]
+
+
+def walk_and_look(browser) -> Iterator[dict]:
+    """The walk, every notebook looked at on the way, and what the page shows afterwards."""
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    ARTIFACTS.mkdir(parents=True)
+    looked: dict[str, dict] = {}
+    with (
+        course_lab(every_cell_rendered=True) as lab,
+        SlowLink(lab.port, DELAY) as link,
+        watching(lab.pid) as memory,
+    ):
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.off_machine = []  # every request that would leave this machine
+        page.on("request", lambda request: off_machine(request.url, page.off_machine))
+        route = walk("researcher")
+        start(page, lab, base=f"http://127.0.0.1:{link.port}")
+        map_outputs = run_and_look(page, COURSE_MAP, looked)
+        for path in route[1:]:
+            follow_link(page, path)
+            run_and_look(page, path, looked)
+        memory.sample()  # the last moment counts too, not only the watcher's last look
+        walk_peak = memory.peak
+        for path in every_notebook():
+            if path not in route:
+                open_notebook(page, path)
+                run_and_look(page, path, looked)
+        memory.sample()
+        every_peak = memory.peak
+        kernels_after_all = running_kernels(page)
+        open_notebook(page, COURSE_MAP)  # its tab, still open; its kernel was stopped
+        # JupyterLab's Run All in a tab with no kernel starts one and runs only the first cell
+        # in it (here the set-up cell); the next Run All runs every cell.
+        first_run = run_all(page)
+        rerun_outputs = run_all(page)
+        yield {
+            "walk": walk_peak,
+            "every": every_peak,
+            "kernels": kernels_after_all,
+            "kernels after rerun": running_kernels(page),
+            "map": map_outputs,
+            "first run": first_run,
+            "rerun": rerun_outputs,
+            "looked": looked,
+            "off machine": list(page.off_machine),
+        }
+        page.close()
