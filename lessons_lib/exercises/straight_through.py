@@ -45,6 +45,11 @@ def _straight_through_cases(fn: type) -> list[Case]:
     sent = []  # the grad_out backward received, to see afterwards whether it changed it
     run = run_function(fn, (x,), lambda output, index: sent.append(grad_out.clone()) or sent[-1])
     forward_case = _round_forward_case(run, x)
+    whole = _rounded_but_untracked(run, x)
+    if whole is not None:  # the right values, of a kind autograd cannot follow back to x
+        later = (words.GIVES_ONE, words.PASSES_ON)
+        why = "forward's whole numbers cannot carry a gradient back to x"
+        return [Case(words.ROUNDS, True), *(Case.not_checked(n, why) for n in later), whole]
     if run.failure is not None and run.failure.stage == "forward":
         later = (words.GIVES_ONE, words.PASSES_ON, words.LEAVES_ALONE)
         return [forward_case, *(Case.not_checked(n) for n in later)]
@@ -57,6 +62,19 @@ def _straight_through_cases(fn: type) -> list[Case]:
         changed = bool(sent) and not torch.equal(sent[0], grad_out)
         cases = [forward_case, shape_case, value_case, _leaves_alone_case(run, x, changed)]
     return _name_what_backward_is_not_given(fn, run, cases)
+
+
+def _rounded_but_untracked(run: Run, x: torch.Tensor) -> Case | None:
+    """The fourth case's failure when forward rounded right but gave back whole numbers."""
+    out = run.output
+    untracked = run.failure is not None and run.failure.kind == "NoGraph"
+    if not (untracked and isinstance(out, torch.Tensor) and not out.is_floating_point()):
+        return None
+    if out.shape != x.shape or not torch.equal(out.to(x.dtype), torch.round(x)):
+        return None
+    got = f"forward gave back {out.dtype} numbers for x's {x.dtype}"
+    fix = words.KIND_CHANGED.format(dtype=out.dtype)
+    return Case(words.LEAVES_ALONE, False, words.LEAVES_ALONE_EXPECTED, got, fix)
 
 
 def _leaves_alone_case(run: Run, x: torch.Tensor, grad_out_changed: bool) -> Case:

@@ -20,9 +20,10 @@ class VerdictTests:
     attempts: Callable[[], tuple[list[Attempt], int]]  # the distinct attempts, and how many made
 
     @pytest.fixture(scope="class")
-    def judged(self):
-        attempts, _ = self.attempts()
-        return judge_all(self.spec(), attempts)
+    @classmethod
+    def judged(cls):
+        attempts, _ = cls.attempts()
+        return judge_all(cls.spec(), attempts)
 
     def right_attempts(self) -> list[Attempt]:
         """The attempts that were run (their facts recorded) and that the oracle calls right."""
