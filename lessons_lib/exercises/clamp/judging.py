@@ -41,7 +41,9 @@ def verdict(
     """The verdict on a learner's test, with every other missed bug under the first problem
     (`said`: a cause stated in the first problem's fix, not repeated under it), and the
     task's name for the test (`placeholder`) replaced by the name of the one checked."""
-    cases = named_as_written(cases, placeholder, name) if placeholder else cases
+    if placeholder:  # the cause stated once is renamed with the fixes it is found in
+        cases = named_as_written(cases, placeholder, name)
+        said = named_as_written([Case("", True, fix=said)], placeholder, name)[0].fix
     aside = also_missed(cases, said)
     return ExerciseCheck(name, cases, hints, hint_call, aside=aside).hint(hint)
 

@@ -78,12 +78,14 @@ def passes_on(p: FunctionFacts) -> bool | None:
 
 def leaves_alone(p: FunctionFacts) -> bool | None:
     """x and grad_out unchanged, no tensor on ctx, x's dtype out of forward and backward."""
-    grad = one_gradient(p)
-    if grad is None or not isinstance(p.output, torch.Tensor):
+    if not isinstance(p.output, torch.Tensor):
         return None
-    changed = p.x_changed_by_forward or p.grad_out_changed or p.x_changed_by_backward
-    kinds = p.output.dtype == p.x.dtype and grad.dtype == p.x.dtype
-    return not changed and not p.ctx_tensors and kinds
+    if p.x_changed_by_forward or p.ctx_tensors or p.output.dtype != p.x.dtype:
+        return False  # forward alone already breaks it
+    grad = one_gradient(p)
+    if grad is None:
+        return None
+    return not (p.grad_out_changed or p.x_changed_by_backward) and grad.dtype == p.x.dtype
 
 
 def is_right(facts: RoundFacts) -> bool:
