@@ -5,15 +5,13 @@ wrong with it, in words a beginner knows, and never raises; the answer itself wa
 the hint ladder (the idea, then where it lives, then the line).
 """
 
-import dis
-import inspect
 import re
-import types
 from dataclasses import replace
 
 import torch
 
 from lessons_lib.exercises import straight_through_words as words
+from lessons_lib.exercises.backward_pass.reading import backward_of, outside_tensors
 from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
 from lessons_lib.exercises.one_gradient import one_gradient_case
 from lessons_lib.running import Run, as_function, plain, run_function
@@ -106,7 +104,7 @@ def _name_what_backward_is_not_given(fn: type, run: Run, cases: list[Case]) -> l
     if failing is None:
         return cases
     missing = _undefined_name(run)
-    outside = _outside_tensors(fn)
+    outside = outside_tensors(backward_of(fn))
     got = cases[failing].got
     if missing is not None:
         fix = _not_given_fix(missing, None)
@@ -127,26 +125,6 @@ def _undefined_name(run: Run) -> str | None:
         return None
     found = re.match(r"name '(\w+)' is not defined", failure.message)
     return found.group(1) if found else None
-
-
-def _outside_tensors(fn: type) -> dict[str, torch.Tensor]:
-    """The tensors backward reads from outside itself (the notebook's globals), by name."""
-    backward = inspect.unwrap(getattr(fn, "backward", None))
-    code = getattr(backward, "__code__", None)
-    found: dict[str, torch.Tensor] = {}
-    if code is None:
-        return found
-    known = getattr(backward, "__globals__", {})
-    codes = [code]
-    while codes:  # backward's own code, then any lambda or comprehension inside it
-        current = codes.pop()
-        for step in dis.get_instructions(current):
-            name = step.argval
-            is_read = step.opname in ("LOAD_GLOBAL", "LOAD_NAME")
-            if is_read and isinstance(known.get(name), torch.Tensor):
-                found.setdefault(name, known[name])
-        codes.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
-    return found
 
 
 def _not_given_fix(name: str, outside: torch.Tensor | None) -> str:

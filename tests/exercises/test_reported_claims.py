@@ -241,3 +241,35 @@ def test_show_source_on_a_class_without_source_says_why_in_one_line():
 def test_a_hint_level_that_is_not_one_is_said():
     text = str(check_cube(Cube, hint="yes"))
     assert "hint must be a whole number from 0 to 3; you passed the string 'yes'." in text
+
+
+def test_a_backward_reading_the_notebooks_x_is_told_so():
+    """Without (x,) = ctx.saved_tensors, backward reads the notebook's own x: say that, not that
+    grad_out needs multiplying."""
+    namespace = cell(
+        """
+        x = torch.tensor([2.0])
+
+        class Cube(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x**3
+
+            @staticmethod
+            def backward(ctx, grad_out):
+                return grad_out * 3 * x**2
+        """
+    )
+    fix = check_cube(namespace["Cube"]).first_failure.fix
+    assert fix.startswith("backward used x, a tensor from outside it: the notebook's own x, [2]")
+
+
+def test_a_misspelt_argument_in_a_test_is_a_spelling_slip_not_a_cell_to_run():
+    def my_edge_test(Clamp01Candidate):
+        x = torch.tensor([-0.5, 0.25, 0.75, 1.5], requires_grad=True)
+        Clamp01Candidat.apply(x).backward(torch.tensor([1.0, 2.0, 3.0, 4.0]))  # noqa: F821
+        return True
+
+    fix = check_edge_test(my_edge_test).first_failure.fix
+    assert "Did you mean Clamp01Candidate, the argument on your def line?" in fix

@@ -19,6 +19,7 @@ from lessons_lib.exercises.backward_pass.cube_words import (
     READ_BEGINNER,
     WANTED,
 )
+from lessons_lib.exercises.backward_pass.reading import backward_of, outside_tensors
 from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
 from lessons_lib.exercises.one_gradient import one_gradient_case
 from lessons_lib.running import Run, as_function, plain, run_function
@@ -55,7 +56,7 @@ def _cube_cases(fn: type) -> list[Case]:
     cases.append(one_gradient_case(run, x, ONE_GRADIENT_WORDS))
     if not cases[1].passed:
         return cases + [Case.not_checked(n) for n in (MULTIPLIES, DOCTOR)]
-    cases.append(_cube_multiplies_case(run.grads[0], x, grad_out))
+    cases.append(_cube_multiplies_case(run.grads[0], x, grad_out, fn))
     if not cases[2].passed:
         return [*cases, Case.not_checked(DOCTOR)]
     return [*cases, _cube_doctor_case(fn)]
@@ -77,7 +78,9 @@ def _cube_forward_case(run: Run, x: torch.Tensor) -> Case:
     return Case(FORWARD, False, expected, plain(got), "forward changed. " + keep)
 
 
-def _cube_multiplies_case(grad: torch.Tensor, x: torch.Tensor, grad_out: torch.Tensor) -> Case:
+def _cube_multiplies_case(
+    grad: torch.Tensor, x: torch.Tensor, grad_out: torch.Tensor, fn: type
+) -> Case:
     """The chain rule, in the kitchen's words: what arrived, times Cube's own slope."""
     slope = 3 * x**2
     want = grad_out * slope
@@ -132,6 +135,13 @@ def _cube_multiplies_case(grad: torch.Tensor, x: torch.Tensor, grad_out: torch.T
         fix = "The sign is flipped, which would push learning the wrong way. Remove the minus."
     else:
         fix = f"{arrived}; backward should give back grad_out times 3·x² for each number."
+        outside = outside_tensors(backward_of(fn)).get("x")
+        if outside is not None:  # a fact of backward's code: it reads the notebook's own x
+            fix = (
+                f"backward used x, a tensor from outside it: the notebook's own x, "
+                f"{plain(outside)}, not the numbers this check sent into forward. Take x from "
+                "the notepad: (x,) = ctx.saved_tensors."
+            )
     return Case(MULTIPLIES, False, expected, plain(got), fix, READ_BEGINNER)
 
 
@@ -153,6 +163,8 @@ def _cube_doctor_case(fn: type) -> Case:
     fix = DOCTOR_FIXES.get(first.code) or (
         first.fix  # the doctor's own words for an error state the facts it recorded
         if first.code == "error"
-        else f"Run check_function({fn.__name__}, lambda x: x**3) and read its 'How to fix it' line."
+        else f"Run check_function({fn.__name__}, lambda x: x**3, inputs=(torch.tensor("
+        f"{list(_CUBE_X)}),)), the doctor on this check's own numbers too, and read its 'How "
+        "to fix it' line."
     )
     return Case(DOCTOR, False, "no problems found", f"[{first.code}] {first.what}", fix)

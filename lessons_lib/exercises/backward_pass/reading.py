@@ -3,10 +3,14 @@ where in it an error was raised.
 """
 
 import ast
+import dis
 import inspect
 import textwrap
 import traceback
+import types
 from collections.abc import Callable
+
+import torch
 
 
 def raised_where(error: BaseException, candidate: Callable) -> tuple[str, str]:
@@ -90,4 +94,30 @@ def returned(fn: Callable) -> list[str] | None:
         if isinstance(node, ast.Return):
             found.append("None" if node.value is None else ast.unparse(node.value))
         todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def backward_of(fn: type) -> Callable | None:
+    """A Function's backward as the plain function the learner wrote."""
+    backward = getattr(fn, "backward", None)
+    return inspect.unwrap(backward) if callable(backward) else None
+
+
+def outside_tensors(fn: Callable | None) -> dict[str, torch.Tensor]:
+    """The tensors fn reads from outside itself (the notebook's globals), by name: a fact of
+    its code, not a guess from its numbers."""
+    code = getattr(fn, "__code__", None)
+    found: dict[str, torch.Tensor] = {}
+    if code is None:
+        return found
+    known = getattr(fn, "__globals__", {})
+    codes = [code]
+    while codes:  # fn's own code, then any lambda or comprehension inside it
+        current = codes.pop()
+        for step in dis.get_instructions(current):
+            name = step.argval
+            is_read = step.opname in ("LOAD_GLOBAL", "LOAD_NAME")
+            if is_read and isinstance(known.get(name), torch.Tensor):
+                found.setdefault(name, known[name])
+        codes.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
     return found

@@ -10,6 +10,7 @@ from lessons_lib.broken_clamps import (
     CORRECT,
     CorrectClamp,
 )
+from lessons_lib.exercises.backward_pass.reading import outside_tensors
 from lessons_lib.exercises.base import Case, ExerciseCheck, learners_name
 from lessons_lib.exercises.clamp.judging import (
     common_error_fix,
@@ -60,7 +61,9 @@ def check_edge_test(my_edge_test: object = MISSING, hint: object = 0) -> Exercis
     passed = [clamp for _, clamp, outcome in runs if not outcome.found]
     cases = [answers]
     for label, clamp, outcome in runs:
-        fix = functools.partial(_edge_fix_for_correct, outcome, clamp, passed, name)
+        fix = functools.partial(
+            _edge_fix_for_correct, outcome, clamp, passed, name, outside_tensors(my_edge_test)
+        )
         cases.append(correct_case("my_edge_test", label, outcome, fix, "", EDGE_READ["apply"]))
     if not all(c.passed for c in cases[1:]):
         # What the test sent is a fact of its run either way; what it "catches" is not.
@@ -111,7 +114,11 @@ def _gives_true_or_false(outcome: Outcome) -> Case:
 
 
 def _edge_fix_for_correct(
-    outcome: Outcome, clamp: CorrectClamp, passed: list[CorrectClamp], name: str
+    outcome: Outcome,
+    clamp: CorrectClamp,
+    passed: list[CorrectClamp],
+    name: str,
+    outside: dict[str, torch.Tensor],
 ) -> tuple[str, str]:
     """Why a correct Clamp01 failed the learner's edge test, in the beginner tracks' words."""
     other = splits_at_the_edges(clamp, passed)
@@ -129,12 +136,20 @@ def _edge_fix_for_correct(
     if common:
         return common
     if outcome.error is None and outcome.grad_outs:
+        leftover = ""
+        if outside:  # a fact of the test's code: it reads tensors the notebook made
+            names = " and ".join(sorted(outside))
+            leftover = (
+                f" Your test reads {names} from outside it, the notebook's own: a .grad adds "
+                "up over every backward, so x.grad may hold more than this one backward's "
+                "answer. Make x and grad_out inside the test."
+            )
         return (
-            "This Clamp01 is correct, so my_edge_test should give back True for it. For your "
-            f"x = {numbers(outcome.inputs[-1])} and grad_out = {numbers(outcome.grad_outs[-1])}"
-            f", it gave back x.grad = {numbers(outcome.grads[-1])}: compare that with your "
-            "expected, number by number. The rule: grad_out where x is between 0 and 1, and 0 "
-            "where x is below 0 or above 1.",
+            "This Clamp01 is correct, so my_edge_test should give back True for it. For x = "
+            f"{numbers(outcome.inputs[-1])} and grad_out = {numbers(outcome.grad_outs[-1])}, "
+            f"the Clamp01's backward gave back {numbers(outcome.grads[-1])}: compare that with "
+            "your expected, number by number. The rule: grad_out where x is between 0 and 1, "
+            f"and 0 where x is below 0 or above 1.{leftover}",
             EDGE_READ["choose"],
         )
     return (

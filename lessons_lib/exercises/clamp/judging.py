@@ -2,6 +2,7 @@
 correct Clamp01, and the slips that stop any test before it can judge.
 """
 
+import difflib
 from collections.abc import Callable
 
 from lessons_lib.broken_clamps import (
@@ -88,9 +89,16 @@ def common_error_fix(outcome: Outcome, name: str, part: int) -> tuple[str, str] 
             choose,
         )
     if isinstance(error, NameError):
+        close = difflib.get_close_matches(str(error.name), ["Clamp01Candidate"], n=1)
+        if close:  # spelled almost as the test's own argument
+            return (
+                f"{error.name} does not exist inside {name}: check the spelling. Did you mean "
+                f"{close[0]}, the argument on your def line?",
+                "",
+            )
         return (
-            f"{error.name} does not exist where {name} was written: run the cell that "
-            "defines or imports it first.",
+            f"{error.name} does not exist where {name} was written: check the spelling, or "
+            "run the cell that defines or imports it first.",
             "",
         )
     if isinstance(error, TypeError) and "positional argument" in message:
