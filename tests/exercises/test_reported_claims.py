@@ -22,25 +22,13 @@ from lessons_lib import (
 )
 from lessons_lib.broken_clamps import CORRECT
 from lessons_lib.running import LessonError
-from tests.exercises.backward_pass.learners import cell
+from tests.exercises.backward_pass.learners import beginners_cube, cell
 
 
-def _cube(backward_line: str, forward_saves: bool = True) -> type:
-    save = "ctx.save_for_backward(x)" if forward_saves else "pass"
-    return cell(
-        f"""
-        class Cube(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                {save}
-                return x**3
-
-            @staticmethod
-            def backward(ctx, grad_out):
-                {backward_line}
-                return grad_out * 3 * x**2
-        """
-    )["Cube"]
+def _cube(saved_line: str, forward_saves: bool = True) -> type:
+    """The starter Cube, fixed, with `saved_line` reading the notepad (and forward saving or not)."""
+    forward = "ctx.save_for_backward(x)" if forward_saves else "pass"
+    return beginners_cube("return grad_out * 3 * x**2", saved=saved_line, forward=forward)
 
 
 def _marks(check: object) -> dict[str, str]:

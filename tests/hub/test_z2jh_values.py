@@ -3,8 +3,8 @@
 Helm merges a values file onto the chart's defaults and validates the result against the
 chart's values schema (JSON Schema draft-07). These tests do the same with the chart's own
 two files, exact copies of chart 4.4.0's jupyterhub/values.schema.yaml and values.yaml
-kept with the steering repository's shared files (shared/z2jh-4.4.0/, laid beside this
-checkout and beside CI's clone; SOURCE.md there names the tag and commit). They also hold
+kept in a folder laid beside this checkout (shared/z2jh-4.4.0/, also beside CI's
+clone; SOURCE.md there names the tag and commit). They also hold
 the memory sizes to the measurement and margin that hub/z2jh/values.yaml states once.
 """
 

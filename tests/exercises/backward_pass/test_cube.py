@@ -10,6 +10,7 @@ from lessons_lib.exercises.backward_pass.cube import check_cube
 from tests.exercises.backward_pass.learners import (
     PART_1_UNTAUGHT,
     STARTER_CUBE,
+    beginners_cube,
     cell,
 )
 
@@ -19,16 +20,6 @@ CUBE_CASES = [
     "backward multiplies grad_out by the slope 3·x²",
     "the gradient doctor finds no problems",
 ]
-
-
-def beginners_cube(last_line, saved="(x,) = ctx.saved_tensors", forward="ctx.save_for_backward(x)"):
-    """The starter Cube with backward's last line (and optionally the notepad lines) replaced."""
-    source = (
-        STARTER_CUBE.replace("return 3 * x**2  # TODO: this line forgets grad_out", last_line)
-        .replace("(x,) = ctx.saved_tensors", saved)
-        .replace("ctx.save_for_backward(x)", forward)
-    )
-    return cell(source)["Cube"]
 
 
 @pytest.mark.parametrize(
