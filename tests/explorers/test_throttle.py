@@ -1,5 +1,7 @@
 """explorer_throttle: events that arrive while the kernel is busy are coalesced."""
 
+import threading
+
 from lessons_lib.explorers.throttle import Throttle
 
 
@@ -57,8 +59,16 @@ def test_throttle_measures_the_interval_from_the_end_of_a_slow_run():
 
 
 def test_throttle_without_an_event_loop_runs_every_request_at_once():
+    # A fresh thread has no running loop, even when a browser test on this worker left
+    # Playwright's sync loop registered as running on the main thread.
     seen = []
-    throttle = Throttle(lambda: seen.append(1), interval=60.0)
-    throttle.request()
-    throttle.request()
+
+    def two_requests():
+        throttle = Throttle(lambda: seen.append(1), interval=60.0)
+        throttle.request()
+        throttle.request()
+
+    thread = threading.Thread(target=two_requests)
+    thread.start()
+    thread.join()
     assert seen == [1, 1]
