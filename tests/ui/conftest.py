@@ -1,5 +1,9 @@
 """Headless Chromium for the browser tests: Debian's package, never a downloaded browser.
 
+The fixtures live as long as this package's tests, not the session: Playwright's sync API
+leaves its event loop registered as running on the main thread, and a test that pytest-xdist
+sends to the same worker afterwards (asyncio, nbclient) must not find it there.
+
 Every page it opens is watched (page_errors.py): a test during which any page threw an
 uncaught error fails with the error's message, whatever else the test checked.
 """
@@ -16,7 +20,7 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ENABLE = "browser tests skipped: install Debian's chromium (apt-get install chromium) to run them"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI") == "true":
@@ -36,7 +40,7 @@ def browser():
         pytest.fail(failure(left, "after the last test that used them"), pytrace=False)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def walked(browser):
     """The learner's walk with every notebook run and looked at once (walked.py): shared by
     the memory test and the notebooks test, which judge different facts of one run."""
@@ -45,7 +49,7 @@ def walked(browser):
     yield from walk_and_look(browser)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def scratch_lab_and_link(tmp_path_factory):
     """One `make lab` and slow link for every explorer test module's scratch notebook."""
     from tests.ui.scratch_lab import shared_lab
