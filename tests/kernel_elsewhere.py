@@ -26,12 +26,15 @@ def probe(path: Path, source: str, stdout: str) -> None:
     nbformat.write(notebook, path)
 
 
-def assert_nbval_passes(pytest_args: list, cwd: Path, jupyter_path: Path) -> None:
-    """Run pytest (nbval) with those arguments; fail with its output unless all passed."""
+def assert_nbval_passes(
+    pytest_args: list, cwd: Path, jupyter_path: Path, env: dict[str, str] | None = None
+) -> None:
+    """Run pytest (nbval) with those arguments, its kernels seeing `env` as well; fail with
+    its output unless all passed."""
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *map(str, pytest_args)],
         cwd=cwd,
-        env={**os.environ, "JUPYTER_PATH": str(jupyter_path)},
+        env={**os.environ, "JUPYTER_PATH": str(jupyter_path), **(env or {})},
         capture_output=True,
         text=True,
     )

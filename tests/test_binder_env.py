@@ -1,106 +1,41 @@
-"""Binder's environment, built from binder/ alone as repo2docker builds it, runs the course.
+"""Binder's environment, built from binder/ alone as repo2docker builds it, holds the course.
 
 tools/binder_env.py builds it into build/binder-env/ (a fresh venv each run; pip's cache
-kept); its log is build/binder-env.log. nbval then re-runs every notebook in a kernel of
-that environment, so a learner's environment that cannot run the course fails CI. Marked
-`binder` (a few minutes): `make test` runs it; `pytest -m "not binder"` skips it.
-
-It needs binder/runtime.txt's Python (python3.11) on the PATH. A contributor's machine
-without it skips the build with one line saying why; in CI (CI=true) that is a failure.
+kept; log: build/binder-env.log), once for this module and tests/test_installed_course.py,
+which then runs every notebook in it (tests/learner_env.py). Marked `binder` (a few
+minutes): `make test` runs it; `pytest -m "not binder"` skips it.
 """
 
-import json
-import os
 import stat
-import subprocess
-import tomllib
 
 import pytest
 
-from tests.kernel_elsewhere import assert_nbval_passes, kernelspec, probe
-from tests.lab_server import ROOT
-from tests.requirements_files import normalise
+from tests.learner_env import binder_marks, require_binders_python, skip_reason
 from tests.test_requirements import TEST_TOOLS
-from tools.binder_env import DEFAULT, build, missing_runtime, runtime_version
-
-LOG = ROOT / "build" / "binder-env.log"
-
-
-def skip_reason() -> str | None:
-    """Why this machine skips Binder's build, or None; CI (CI=true) never skips it."""
-    why = missing_runtime()
-    return f"{why}; skipped" if why and os.environ.get("CI") != "true" else None
-
-
-def binder_marks() -> list[pytest.MarkDecorator]:
-    """`binder`, and a skip where this machine skips the build. Set on a class, not on each
-    test (which would store its marks on the function), -rs folds the skips into one line."""
-    reason = skip_reason()
-    return [pytest.mark.binder, *([pytest.mark.skip(reason=reason)] if reason else [])]
-
-
-def require_binders_python() -> None:
-    """Fail where Binder's Python is missing yet the build was not skipped: in CI."""
-    if why := missing_runtime():
-        pytest.fail(f"CI must build Binder's environment, but: {why}", pytrace=False)
-
-
-@pytest.fixture(scope="module")
-def binder_python():
-    require_binders_python()
-    LOG.parent.mkdir(exist_ok=True)
-    with LOG.open("w") as log:
-        try:
-            return build(DEFAULT, log)
-        except subprocess.CalledProcessError as error:
-            tail = "\n".join(LOG.read_text().splitlines()[-30:])
-            pytest.fail(f"Binder's environment did not build ({error.cmd}):\n{tail}")
-
-
-def installed(python) -> dict[str, str]:
-    listed = subprocess.run(
-        [python, "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
-    ).stdout
-    return {normalise(p["name"]): p["version"] for p in json.loads(listed)}
+from tools.binder_env import missing_runtime, runtime_version
+from tools.notebooks import NOTEBOOKS
 
 
 class TestBindersEnvironment:
-    """Built from binder/ alone, it holds what a learner needs and runs every notebook."""
+    """Built from binder/ alone, it holds what a learner needs and nothing of the tests."""
 
     pytestmark = binder_marks()
 
-    def test_binders_environment_holds_cpu_torch_and_no_test_tool(self, binder_python):
-        packages = installed(binder_python)
-        assert packages["torch"].endswith("+cpu")
+    def test_binders_environment_holds_cpu_torch_and_no_test_tool(self, binder_env):
+        assert binder_env.packages["torch"].endswith("+cpu")
         # nbformat and nbclient, pinned for the tools, come with JupyterLab: not asked about here.
-        assert set(packages) & TEST_TOOLS == set(), "a learner's environment pulled in a test tool"
+        assert set(binder_env.packages) & TEST_TOOLS == set(), (
+            "a learner's environment pulled in a test tool"
+        )
 
-    def test_binders_server_and_kernels_load_the_course_settings(self, binder_python):
-        shown = subprocess.run(
-            [binder_python.parent / "jupyter", "server", "--show-config"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        assert "kernel_manager_class = <class 'CourseKernelManager'>" in shown
-        prefix = binder_python.parent.parent
+    def test_binders_server_and_kernels_load_the_course_settings(self, binder_env):
+        assert "kernel_manager_class = <class 'CourseKernelManager'>" in binder_env.server_config
+        prefix = binder_env.python.parent.parent
         assert (prefix / "etc" / "ipython" / "ipython_kernel_config.py").exists()
 
-    def test_every_notebook_passes_nbval_in_a_kernel_of_binders_environment(
-        self, binder_python, tmp_path
-    ):
-        kernelspec(binder_python, tmp_path, "binder-env")
-        # The suite's own nbval options, but with that kernel instead of this environment's.
-        addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
-            "ini_options"
-        ]
-        options = addopts["addopts"].replace(
-            "--nbval-current-env", "--nbval-kernel-name=binder-env"
-        )
-        assert "--nbval-kernel-name=binder-env" in options
-        # One more notebook proves the kernel is Binder's: its stored output is that sys.prefix.
-        probe(tmp_path / "which_environment.ipynb", "import sys; print(sys.prefix)", f"{DEFAULT}\n")
-        assert_nbval_passes(["-o", f"addopts={options}", "notebooks", tmp_path], ROOT, tmp_path)
+    def test_postbuild_installs_this_checkouts_lessons_lib_for_every_notebook(self, binder_env):
+        """Editable: the notebooks, run where Binder opens them, import the repository's code."""
+        assert binder_env.lessons_lib_file == str(NOTEBOOKS.parent / "lessons_lib" / "__init__.py")
 
 
 @pytest.fixture

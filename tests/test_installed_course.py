@@ -1,13 +1,15 @@
 """The course runs from its installed package, outside this repository, as in Colab.
 
-tools/installed_env.py builds lessons_lib's wheel and sdist (`python -m build`), then a fresh
-venv holding only the learner's list (requirements.txt) and that wheel (log:
-build/installed-env.log). Every notebook, copied to a temporary folder, then passes nbval in a
-kernel of that venv: a notebook that reads a file of the repository fails here. Last, with
-lessons_lib uninstalled, the notebooks' first cell installs a fork's branch for real (pip, git)
-from a local repository standing in for GitHub. Marked `installed` (a couple of minutes):
-`make check` leaves it out; like Binder's build it needs python3.11 (skipped without it, but
-not in CI).
+tools/installed_env.py builds lessons_lib's wheel and sdist (`python -m build`), then puts the
+wheel in place of the editable lessons_lib of Binder's environment (built once for this
+module and tests/test_binder_env.py: tests/learner_env.py; log: build/installed-env.log).
+Every notebook, copied to a temporary folder, then passes nbval in a kernel of that
+environment, with `ATEN_CPU_CAPABILITY=default`: a notebook that reads a file of the
+repository fails here, and so does a stored output that only a CPU with AVX prints. Last,
+with lessons_lib uninstalled, the notebooks' first cell installs a fork's branch for real
+(pip, git) from a local repository standing in for GitHub. Marked `installed` (a couple of
+minutes): `make check` leaves it out; like Binder's build it needs python3.11 (skipped
+without it, but not in CI).
 """
 
 import json
@@ -23,8 +25,8 @@ import pytest
 
 from tests.colab_stand_in import Colab
 from tests.kernel_elsewhere import assert_nbval_passes, kernelspec, probe
-from tests.test_binder_env import require_binders_python, skip_reason
-from tools.installed_env import build, dist
+from tests.learner_env import skip_reason
+from tools.installed_env import dist, install_wheel
 from tools.notebooks import NOTEBOOKS
 
 ROOT = NOTEBOOKS.parent
@@ -43,13 +45,13 @@ def wheel_and_sdist():
 
 
 @pytest.fixture(scope="module")
-def installed_python(wheel_and_sdist):
-    require_binders_python()
+def installed_python(binder_env, wheel_and_sdist):
     with LOG.open("a") as log:
         try:
-            return build(wheel_and_sdist[0], log=log)
+            install_wheel(binder_env.python, wheel_and_sdist[0], log=log)
         except subprocess.CalledProcessError as error:
-            pytest.fail(f"the wheel's environment did not build ({error.cmd}); see {LOG}")
+            pytest.fail(f"the wheel did not install ({error.cmd}); see {LOG}")
+    return binder_env.python
 
 
 def test_twine_passes_the_wheel_and_the_sdist(wheel_and_sdist):
@@ -81,20 +83,22 @@ def test_the_wheel_holds_every_file_of_the_package_its_licences_and_ranges_not_p
     assert "torch>=2.13" in needs and not [n for n in needs if "==" in n]
 
 
-def test_every_notebook_passes_nbval_from_a_copy_in_a_kernel_of_the_wheels_environment(
+def test_every_notebook_passes_nbval_from_a_copy_with_the_wheel_and_on_any_cpu(
     installed_python, tmp_path
 ):
     course = tmp_path / "course"
     shutil.copytree(NOTEBOOKS, course, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     kernelspec(installed_python, tmp_path, "installed")
-    # One more notebook proves where lessons_lib came from: the venv, with no checkout on the path.
+    # One more notebook proves where lessons_lib came from (the environment, with no checkout
+    # on the path), and that torch used no AVX kernels: what a learner's older CPU runs.
     probe(
         course / "where_lessons_lib_is.ipynb",
-        "import sys, lessons_lib\n"
+        "import sys, torch, lessons_lib\n"
         "print(lessons_lib.__file__.startswith(sys.prefix))\n"
         f"print([p for p in sys.path if p.startswith({str(ROOT)!r})"
-        " and not p.startswith(sys.prefix)])",
-        "True\n[]\n",
+        " and not p.startswith(sys.prefix)])\n"
+        "print(torch.backends.cpu.get_cpu_capability())",
+        "True\n[]\nDEFAULT\n",
     )
     (tmp_path / "pytest.ini").write_text("[pytest]\n")  # not the repository's settings
     options = [
@@ -105,7 +109,12 @@ def test_every_notebook_passes_nbval_from_a_copy_in_a_kernel_of_the_wheels_envir
         "no:cacheprovider",
         "-q",
     ]
-    assert_nbval_passes(["-c", tmp_path / "pytest.ini", *options, course], tmp_path, tmp_path)
+    assert_nbval_passes(
+        ["-c", tmp_path / "pytest.ini", *options, course],
+        tmp_path,
+        tmp_path,
+        {"ATEN_CPU_CAPABILITY": "default"},
+    )
 
 
 def git(*args, cwd):

@@ -2,15 +2,15 @@
 
     python -m tools.test_times build/test-times     (every *.xml there, in name order)
 
-`make test` runs pytest twice (everything, then the notebooks again on any CPU) and prints
-this one table for both: seconds by folder (tests/<folder>, notebooks) or top-level test
+`make test` runs pytest once and prints this table from its file; given several runs' files
+(say, a run of the notebooks alone beside it), it prints one table for all: seconds by folder (tests/<folder>, notebooks) or top-level test
 file, then the ten slowest tests. A test's seconds are its setup, call and teardown, so a
 module's shared fixture (a lab started, Binder's environment built) counts in the test
 that first asked for it. Under pytest-xdist the seconds add up over the workers, so their
 sum exceeds the wall time; the first line gives both.
 
-Reading the XML rather than hooking into pytest keeps one table across both runs, and
-the second run (`pytest notebooks`) never loads tests/conftest.py. The files must be in
+Reading the XML rather than hooking into pytest keeps one table across several runs, even
+of a run that never loads tests/conftest.py (`pytest notebooks`). The files must be in
 the xunit1 family (pyproject.toml), whose test cases name their file.
 """
 
