@@ -1,8 +1,8 @@
 """The course's website in a real browser, served on 127.0.0.1 as any static host serves it.
 
 `make site`'s build (with a repository, so the pages carry their launch buttons) is served
-by Python's http.server, and every page is opened at a projector's 1280x720 and at a
-phone's 390 px width. Every request is recorded, and all must stay on the machine; any
+by Python's http.server, and every page is opened at a projector's 1280x720, then narrowed
+to a phone's 390 px width. Every request is recorded, and all must stay on the machine; any
 other is refused, so the test itself never reaches the network. No page may throw, every
 link to the site must lead to a page, file or anchor that is there, every picture must have
 alt text, and the text must never scroll sideways (a wide code block or output may scroll
@@ -36,6 +36,8 @@ DEVELOPER_TRACK = "notebooks/01-custom-function/2-developer.html"
 # What the test judges on a page, once MathJax (where a page has maths) has typeset it.
 MEASURE = """async () => {
   if (window.MathJax?.startup?.promise) await window.MathJax.startup.promise;
+  // two frames: the page's own handlers of a resize have run
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
   return {
     title: document.title,
     ids: [...document.querySelectorAll('[id]')].map((e) => e.id),
@@ -96,12 +98,17 @@ class Walk:
     requested: list[str] = field(default_factory=list)
 
 
-@pytest.fixture(scope="module", params=list(SCREENS), ids=list(SCREENS))
-def walk(request, browser, site, served):
+@pytest.fixture(scope="module")
+def walks(browser, site, served) -> dict[str, Walk]:
+    """Every page loaded once at the projector's size and measured, then narrowed to the
+    phone's and measured again: the layout follows the width (CSS media queries), and
+    one load instead of two halves the time MathJax spends typesetting."""
     base, _ = served
-    page = browser.new_page(viewport=SCREENS[request.param])
-    walked = Walk(base)
-    page.on("request", lambda r: walked.requested.append(r.url))
+    first, *others = SCREENS
+    page = browser.new_page(viewport=SCREENS[first])
+    found = {screen: Walk(base) for screen in SCREENS}
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
     page.route(lambda url: not ON_THIS_MACHINE.match(url), lambda route: route.abort())
     for path in site_pages(site):
         relative = path.relative_to(site).as_posix()
@@ -109,9 +116,21 @@ def walk(request, browser, site, served):
             continue  # it leads on to the course map: test_the_home_page_is_the_course_map
         response = page.goto(base + relative)
         assert response.status == 200, relative
-        walked.pages[relative] = page.evaluate(MEASURE)
-    yield walked
+        for screen in SCREENS:
+            if screen != first:
+                page.set_viewport_size(SCREENS[screen])
+            found[screen].pages[relative] = page.evaluate(MEASURE)
+        page.set_viewport_size(SCREENS[first])
     page.close()
+    for walk in found.values():
+        walk.requested = requested
+    return found
+
+
+@pytest.fixture(params=list(SCREENS), ids=list(SCREENS))
+def walk(request, walks) -> Walk:
+    """The pages as one screen showed them."""
+    return walks[request.param]
 
 
 def test_the_home_page_is_the_course_map(browser, served):
