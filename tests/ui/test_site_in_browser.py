@@ -104,7 +104,7 @@ def walks(browser, site, served) -> dict[str, Walk]:
     phone's and measured again: the layout follows the width (CSS media queries), and
     one load instead of two halves the time MathJax spends typesetting."""
     base, _ = served
-    first, *others = SCREENS
+    first = next(iter(SCREENS))
     page = browser.new_page(viewport=SCREENS[first])
     found = {screen: Walk(base) for screen in SCREENS}
     requested: list[str] = []
