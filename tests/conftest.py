@@ -4,8 +4,16 @@ import pytest
 from hypothesis import settings
 
 UI = "tests/ui/"
+# The browser tests in two halves of about equal time, one per worker: the walk through the
+# course (its lab, its memory, the site's pages) and the rest (explorers, decks, latency).
+WALK_AND_SITE = tuple(
+    f"{UI}{name}.py"
+    for name in ("test_memory_in_browser", "test_notebooks_in_browser", "test_site_in_browser")
+)
 # Both judge one build of Binder's environment (tests/learner_env.py).
 BINDERS_ENVIRONMENT = ("tests/test_binder_env.py", "tests/test_installed_course.py")
+# The longest work units start first, so that no worker is left alone with one at the end.
+LONGEST_FIRST = ("the walk and the site", "tests/ui", "Binder's environment", "tests/hub")
 
 # The first call into torch is slow; a per-example deadline would only add flakiness.
 settings.register_profile("course", deadline=None, max_examples=60)
@@ -14,13 +22,14 @@ settings.load_profile("course")
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """`make test`'s workers (pytest-xdist's --dist loadfile), with the browser tests as one.
+    """`make test`'s workers (pytest-xdist's --dist loadfile), with some files kept together.
 
     Each file stays on one worker: a notebook's cells share one kernel, and a module's
-    fixture (a lab) is built once. The browser tests all go to one worker: they share one
-    Chromium and its build/ui/ folder, and a second lab and browser at once would only slow
-    both. The two modules that judge Binder's environment share one worker and one build. (--dist loadgroup cannot do this: pytest-xdist 3.8 sets
-    a group by renaming each test, which pytest 9 no longer lets it do.)
+    fixture (a lab) is built once. The browser tests go to the two workers in two halves,
+    each half's files sharing one Chromium (a package-scoped fixture: tests/ui/conftest.py);
+    the walk's half also shares one lab and build/ui/. The two modules that judge Binder's
+    environment share one worker and one build. (--dist loadgroup cannot do this:
+    pytest-xdist 3.8 sets a group by renaming each test, which pytest 9 no longer lets it do.)
     """
     if config.getvalue("dist") != "loadfile":
         return None
@@ -28,11 +37,20 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
     class BrowserTestsTogether(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(WALK_AND_SITE):
+                return "the walk and the site"
             if nodeid.startswith(UI):
                 return "tests/ui"
             if nodeid.startswith(BINDERS_ENVIRONMENT):
                 return "Binder's environment"
             return super()._split_scope(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            # pytest-xdist orders the units by their number of tests; time matters more.
+            for scope in reversed(LONGEST_FIRST):
+                for unit in [u for u in self.workqueue if u.startswith(scope)]:
+                    self.workqueue.move_to_end(unit, last=False)
+            super()._assign_work_unit(node)
 
     return BrowserTestsTogether(config, log)
 
