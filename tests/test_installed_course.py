@@ -70,7 +70,7 @@ def test_the_wheel_holds_every_file_of_the_package_its_licences_and_ranges_not_p
     package = {
         str(p.relative_to(ROOT))
         for p in (ROOT / "lessons_lib").rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
+        if p.is_file() and not {"__pycache__", ".hypothesis"} & set(p.parts)  # run leftovers
     }
     assert package - names == set(), "files of lessons_lib the wheel leaves out"
     info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
