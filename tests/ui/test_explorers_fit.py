@@ -67,14 +67,15 @@ MEASURE = """(explorer) => {
 
 
 NAME = "ui-fit"
-lab_and_link, _ = fixtures(CELLS, NAME)
+fixtures(CELLS, NAME)  # this module's notebook, served by the shared scratch lab
 
 
-@pytest.fixture(params=[1, 2], ids=["1x", "2x"])
-def projector(request, browser, lab_and_link):
+@pytest.fixture(scope="module", params=[1, 2], ids=["1x", "2x"])
+def projector(request, browser, scratch_lab_and_link):
     """The scratch notebook on a 1280x720 page at devicePixelRatio 1 or 2, in Presentation
-    Mode, every explorer drawn at the width it is shown."""
-    lab, _ = lab_and_link
+    Mode, every explorer drawn at the width it is shown. One page per ratio serves both
+    tests (a page's load and run are most of their time); the one that narrows it runs last."""
+    lab, _ = scratch_lab_and_link
     page = browser.new_page(viewport=PROJECTOR, device_scale_factor=request.param)
     page.goto(f"{lab.base}/lab/tree/{notebook_of(NAME)}?reset&token={lab.token}")
     page.wait_for_function(
