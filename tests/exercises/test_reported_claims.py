@@ -75,21 +75,7 @@ def test_a_forward_that_saved_nothing_is_told_so(line):
 
 
 def test_a_slope_times_the_sum_of_grad_out_names_the_sum_not_a_number_written_in():
-    cube = cell(
-        """
-        class Cube(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return x**3
-
-            @staticmethod
-            def backward(ctx, grad_out):
-                (x,) = ctx.saved_tensors
-                return 3 * x**2 * grad_out.sum()
-        """
-    )["Cube"]
-    fix = check_cube(cube).first_failure.fix
+    fix = check_cube(beginners_cube("return 3 * x**2 * grad_out.sum()")).first_failure.fix
     assert "the sum of grad_out, 11.5," in fix and "you wrote in" not in fix
 
 
