@@ -1,9 +1,10 @@
 """A scratch notebook in the real `make lab`, opened in Chromium over a slow link.
 
 Shared by the explorers' browser tests: one lab for the session serving each module's
-notebook of given cells, the page opened over tools/slow_link.py (a 100 ms round trip,
-as on Binder) that must fetch nothing beyond this machine, and the page-side calls that
-run a cell, read its output and read the picture's text alternative.
+notebook of given cells, opened once for the module's tests (fixtures()) over
+tools/slow_link.py (a 100 ms round trip, as on Binder); the page must fetch nothing beyond
+this machine. Also the page-side calls that run a cell, read its output and read the
+picture's text alternative.
 """
 
 import shutil
@@ -36,6 +37,11 @@ KERNEL_STATUS = (
 KERNEL_IS = f"(status) => ({KERNEL_STATUS})() === status"
 FINISHED = """(index) =>
   window.jupyterapp.shell.currentWidget.content.widgets[index].model.executionCount !== null"""
+NO_OUTPUTS = """async () => {
+  const app = window.jupyterapp;
+  await app.commands.execute('notebook:clear-all-cell-outputs');
+  app.shell.currentWidget.content.activeCellIndex = 0;
+}"""
 SHUT_DOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
 INTERRUPT = (
     "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
@@ -103,23 +109,39 @@ def shared_lab(folder: Path) -> Iterator[tuple[Lab, SlowLink]]:
 
 
 def fixtures(cells: list[str], name: str) -> tuple:
-    """A test module's fixtures: `lab_and_link` (the session's lab serving this module's
-    notebook, `name`.ipynb, among others) and `page` (that notebook, a fresh kernel each).
+    """A test module's fixtures, to be assigned at its top level as
+    `lab_and_link, opened_notebook, page, fresh_page = fixtures(CELLS, "ui-name")`:
 
-    Use as `lab_and_link, page = fixtures(CELLS, "ui-name")` at a test module's top level.
+    - `lab_and_link`: the session's lab, serving this module's notebook, `name`.ipynb;
+    - `opened_notebook`: that notebook opened once for the module, one kernel for its tests;
+    - `page`: it for one test, every output cleared first (the test runs the cells it needs);
+    - `fresh_page`: a copy of it, `name`-fresh.ipynb, opened just for one test, as a learner
+      opens a notebook (a fresh kernel, the first cell selected), shut down after.
     """
     SCRATCH_NOTEBOOKS[notebook_of(name)] = cells
+    SCRATCH_NOTEBOOKS[notebook_of(f"{name}-fresh")] = cells
 
-    @pytest.fixture
+    @pytest.fixture(scope="module")
     def lab_and_link(scratch_lab_and_link):
         return scratch_lab_and_link
 
-    @pytest.fixture
-    def page(browser, lab_and_link):
+    @pytest.fixture(scope="module")
+    def opened_notebook(browser, lab_and_link):
         with notebook_page(browser, *lab_and_link, notebook_of(name)) as page:
             yield page
 
-    return lab_and_link, page
+    @pytest.fixture
+    def page(opened_notebook):
+        opened_notebook.evaluate(NO_OUTPUTS)
+        opened_notebook.wait_for_function(KERNEL_IS, arg="idle", timeout=30_000)
+        return opened_notebook
+
+    @pytest.fixture
+    def fresh_page(browser, lab_and_link):
+        with notebook_page(browser, *lab_and_link, notebook_of(f"{name}-fresh")) as page:
+            yield page
+
+    return lab_and_link, opened_notebook, page, fresh_page
 
 
 def alt(page, index=0):

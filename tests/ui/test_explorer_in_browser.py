@@ -39,7 +39,7 @@ CELLS = [
 ]
 
 
-lab_and_link, page = fixtures(CELLS, "ui-explorer")
+lab_and_link, opened_notebook, page, fresh_page = fixtures(CELLS, "ui-explorer")
 
 
 def fresh_explorer(page):
@@ -96,8 +96,9 @@ def test_a_range_change_says_updating_until_its_curves_arrive(page):
     assert explorer.get_by_role("spinbutton", name="to", exact=True).input_value() == "2.55"
 
 
-def test_the_explorer_works_from_the_keyboard_alone(page):
+def test_the_explorer_works_from_the_keyboard_alone(fresh_page):
     """From opening the notebook: run the cell, reach each control with Tab, use it."""
+    page = fresh_page
     keys = page.keyboard
     keys.press("Shift+Enter")  # the first cell is selected on opening: run it
     page.locator(".explorer-picture[data-revision]").wait_for()

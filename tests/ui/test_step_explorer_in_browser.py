@@ -47,7 +47,7 @@ CELLS = [
 ]
 
 
-lab_and_link, page = fixtures(CELLS, "ui-steps")
+lab_and_link, opened_notebook, page, fresh_page = fixtures(CELLS, "ui-steps")
 
 
 def run(page, index):
