@@ -1,5 +1,7 @@
 """Shared test settings."""
 
+import os
+
 import pytest
 from hypothesis import settings
 
@@ -14,6 +16,11 @@ WALK_AND_SITE = tuple(
 BINDERS_ENVIRONMENT = ("tests/test_binder_env.py", "tests/test_installed_course.py")
 # The longest work units start first, so that no worker is left alone with one at the end.
 LONGEST_FIRST = ("the walk and the site", "tests/ui", "Binder's environment", "tests/hub")
+
+# The environments are installed without bytecode (pip --no-compile): every process the tests
+# start (kernels, labs, nbval) writes what it imports once, for the next, even where this
+# shell says not to.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # The first call into torch is slow; a per-example deadline would only add flakiness.
 settings.register_profile("course", deadline=None, max_examples=60)

@@ -8,8 +8,9 @@ first on PATH, and then, from the repository root, runs
 `pip install -r binder/requirements.txt` and `./binder/postBuild`. Here the environment is
 a venv of that Python whose packaging tools (pip, setuptools, wheel) are upgraded to the
 versions repo2docker's lock file pins; the two steps then run unchanged, except that pip
-keeps its cache (repo2docker's --no-cache-dir only keeps its image small): that changes
-how fast, not what, pip installs.
+keeps its cache (repo2docker's --no-cache-dir only keeps its image small) and does not
+byte-compile every file it installs (Python writes the bytecode of what it imports, on
+first use): both change how fast, not what, pip installs.
 
 Where PyTorch's CPU index cannot be reached (a machine that reaches PyPI only), pip warns
 and takes the pin `torch==2.13.0+cpu` from wherever else it is configured to look (here, a
@@ -87,7 +88,7 @@ def build(target: Path = DEFAULT, log=sys.stdout) -> Path:
         env["PIP_RETRIES"] = "0"
     steps = [
         [f"{target}/bin/pip", "install", "--upgrade", *base_packaging(runtime_version())],
-        [f"{target}/bin/pip", "install", "-r", "binder/requirements.txt"],
+        [f"{target}/bin/pip", "install", "--no-compile", "-r", "binder/requirements.txt"],
         ["./binder/postBuild"],
     ]
     for step in steps:
