@@ -30,7 +30,7 @@ class Colab:
                 open({str(self.calls)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')
                 if {pip_fails!r}:
                     sys.exit(print({pip_fails!r}, file=sys.stderr) or 1)
-                pathlib.Path({str(folder)!r}, 'lessons_lib').mkdir()
+                pathlib.Path({str(folder)!r}, 'lessons_lib').mkdir(exist_ok=True)
                 pathlib.Path({str(folder)!r}, 'lessons_lib', '__init__.py').write_text('')
             """),
             "pip/__init__.py": "",

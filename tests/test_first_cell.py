@@ -84,6 +84,16 @@ def test_in_colab_a_notebook_from_a_fork_installs_that_forks_branch(tmp_path):
     ]
 
 
+def test_a_folder_an_uninstall_left_behind_is_not_taken_for_the_course(tmp_path):
+    """pip uninstall leaves a folder holding caches Python wrote after the install (pytest's
+    rewritten tests, say); it imports as an empty namespace package."""
+    leftover = tmp_path / "lessons_lib" / "examples" / "__pycache__"
+    leftover.mkdir(parents=True)
+    (leftover / "test_clamp_example.cpython-311-pytest-9.2.0.pyc").write_bytes(b"")
+    out, calls = Colab(tmp_path, [{"path": FORK_PATH}]).run()
+    assert out.endswith(" ... done.\n") and calls[0].startswith("install -q lessons_lib @ ")
+
+
 def test_in_colab_without_a_network_the_install_fails_with_one_line_saying_what_to_do(tmp_path):
     offline = "fatal: unable to access 'https://github.com/a-fork/backward-course/': Could not resolve host: github.com"
     colab = Colab(tmp_path, [{"path": FORK_PATH}], pip_fails=offline)

@@ -12,7 +12,10 @@ def _set_up_course(minimum_torch=(2, 13)):
         def _render_traceback_(self):  # IPython shows this one line instead of a traceback
             return [str(self)]
 
-    if importlib.util.find_spec("lessons_lib") is None:
+    # A folder an uninstall left behind (pip leaves caches Python wrote in it) imports as an
+    # empty namespace package, with no origin: that is not the course.
+    installed = importlib.util.find_spec("lessons_lib")
+    if installed is None or installed.origin is None:
         try:
             import torch
         except ImportError:
