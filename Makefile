@@ -43,7 +43,7 @@ lab: $(READY)
 # the wheel installed, without AVX kernels (tests/test_installed_course.py), so stored outputs
 # hold outside the repository and on any CPU. Only where that environment cannot be built
 # (no python3.11) does it run them here, in .venv/, instead; `make check` always does.
-NBVAL_ONCE = $(if $(shell $(BIN)/python -c 'from tools.binder_env import missing_runtime as m; print(m() or "")'),,--ignore=notebooks)
+NBVAL_ONCE = $(if $(shell $(BIN)/python -c 'from tools.binder_env import missing_runtime as m; print(m() or "")'),,--ignore-glob='$(CURDIR)/notebooks/*')
 
 # Every test, then where their time went (tools/test_times.py), pass or fail.
 test: $(TEST_READY)
