@@ -224,6 +224,22 @@ def clamp_lo_hi(x, lo, hi):
 BOUNDED = (torch.linspace(-2, 2, 9, dtype=torch.float64), -1.0, 1.0)
 
 
+def mul_forward(ctx, x, w):
+    ctx.save_for_backward(x, w)
+    return x * w
+
+
+def swapped_needs_backward(ctx, g):
+    """Right while every input requires grad; wrong once one of them is frozen."""
+    x, w = ctx.saved_tensors
+    grad_x = g * w if ctx.needs_input_grad[1] else None
+    grad_w = g * x if ctx.needs_input_grad[0] else None
+    return grad_x, grad_w
+
+
+PAIR = (torch.linspace(-2, 2, 6, dtype=torch.float64), torch.linspace(0.5, 3, 6).double())
+
+
 # name, Function, reference, grad_reference, expected codes[, inputs]
 WRONG = [
     # chain-rule: several ways to forget grad_out
@@ -508,6 +524,23 @@ WRONG = [
         cube,
         None,
         ["gradient"],
+    ),
+    # output-dtype: a step as spiking code writes it, (x > 0).float(), from float64 inputs
+    (
+        "float32 output for a float64 input",
+        function("CubeFloat32Output", lambda ctx, x: save_and(cube)(ctx, x).float(), cube_backward),
+        cube,
+        None,
+        ["output-dtype"],
+    ),
+    # frozen-input: each gradient under the other input's needs_input_grad index
+    (
+        "needs_input_grad indices swapped",
+        function("MulSwappedNeeds", mul_forward, swapped_needs_backward),
+        torch.mul,
+        None,
+        ["frozen-input"],
+        PAIR,
     ),
     # grad-dtype
     (

@@ -10,6 +10,7 @@ find to its record (record.py); evidence.py quotes the numbers, words/ says each
 report.py shows the Report.
 """
 
+import inspect
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -19,6 +20,7 @@ from lessons_lib.doctor import first_order
 from lessons_lib.doctor import words as say
 from lessons_lib.doctor.compare import all_finite
 from lessons_lib.doctor.evidence import mutated_grad_out, mutated_saved
+from lessons_lib.doctor.frozen import check_frozen_inputs
 from lessons_lib.doctor.higher_order_checks import check_double_backward, check_jvp
 from lessons_lib.doctor.record import Record, intended
 from lessons_lib.doctor.report import Report
@@ -30,6 +32,7 @@ from lessons_lib.doctor.samples import (
     validated_inputs,
 )
 from lessons_lib.running import (
+    Failure,
     InputError,
     LessonError,
     as_function,
@@ -126,7 +129,7 @@ class Examination(Record):
             if not sample.first and not all_finite(ref.output):
                 return True  # the reference is undefined here too
             failure = run.failure
-            self.add(say.error(failure, _where(sample), run.saved))
+            self.add(say.error(failure, _where(sample), run.saved, old_style(self.fn, failure)))
             return False
         if run.mutated_inputs:
             self.add(say.mutates_input([self.names[i] for i in run.mutated_inputs]))
@@ -134,6 +137,7 @@ class Examination(Record):
             self.add(say.ctx_tensor(run.ctx_tensors))
         if not first_order.compare_forward(self, run.outputs, as_tuple(ref.output), sample):
             return True
+        first_order.compare_output_dtypes(self, run.outputs, sample.inputs)
         if run.refused is not None:
             self.add(first_order.refusal(run, sample.inputs, self.names))
             return False
@@ -149,12 +153,24 @@ class Examination(Record):
         kinks = first_order.compare_gradients(self, run, expected, ref.output, sample)
         first_order.compare_layouts(self, run, sample)
         first_order.check_undefined(self, run)
+        if sample.first and not self.has(*first_order.FIRST_ORDER):
+            check_frozen_inputs(self, run, sample, upstream)
         if sample.higher:
             check_jvp(self, sample, ref.output, kinks)
             if not self.has(*first_order.FIRST_ORDER):
                 check_double_backward(self, sample, ref.output, kinks)
         self.points.append(_count(sample))
         return True
+
+
+def old_style(fn: type, failure: Failure) -> str | None:
+    """The first parameter of the failed forward or backward if it is a plain method, not a
+    @staticmethod (the legacy style, with state set in __init__); else None."""
+    method = vars(fn).get(failure.stage)
+    if method is None or isinstance(method, (staticmethod, classmethod)):
+        return None
+    parameters = list(inspect.signature(method).parameters)
+    return parameters[0] if parameters else None
 
 
 def _where(sample: Sample) -> str:

@@ -14,6 +14,7 @@ CODES = (
     "error",
     "mutates-input",
     "forward",
+    "output-dtype",
     "grad-count",
     "non-tensor-grad",
     "grad-shape",
@@ -23,6 +24,7 @@ CODES = (
     "chain-rule",
     "non-finite",
     "gradient",
+    "frozen-input",
     "non-contiguous-grad-out",
     "undefined-grad-out",
     "grad-dtype",
@@ -40,6 +42,10 @@ NO_SECTION = {  # what "Read more" says where no lesson section covers the idea
     "name the problem",
     "grad-shape": "no developer section covers a gradient's shape: “Why it matters” and "
     "“How to fix it” above explain it",
+    "frozen-input": "no lesson section covers frozen inputs yet: “Why it matters” and “How to "
+    "fix it” above explain them",
+    "output-dtype": "no lesson section covers an output's dtype: “Why it matters” and “How to "
+    "fix it” above explain it",
     "grad-dtype": "no lesson section covers a gradient's dtype: “Why it matters” and “How to "
     "fix it” above explain it",
 }

@@ -79,6 +79,23 @@ def compare_forward(exam: "Record", got: tuple, want: tuple, sample: Sample) -> 
     return True
 
 
+def compare_output_dtypes(exam: "Record", outputs: tuple, inputs: tuple) -> None:
+    """output-dtype: a float output less precise than the most precise float input."""
+    floats = [a.dtype for a in inputs if differentiable(a)]
+    if not floats:
+        return
+    widest = max(floats, key=lambda dtype: torch.finfo(dtype).bits)
+    lowered = [
+        f"forward's output{'' if len(outputs) == 1 else f' {k}'} is {o.dtype}"
+        for k, o in enumerate(outputs)
+        if isinstance(o, torch.Tensor)
+        and o.is_floating_point()
+        and torch.finfo(o.dtype).bits < torch.finfo(widest).bits
+    ]
+    if lowered:
+        exam.add(say.output_dtype(lowered, widest))
+
+
 def refusal(run: EngineRun, inputs: tuple, names: list[str]) -> Finding:
     """Name what the engine refused in backward's result, from what backward returned."""
     raw = run.raw

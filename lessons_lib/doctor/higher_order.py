@@ -79,12 +79,20 @@ def defines_jvp(fn: type) -> bool:
     return fn.jvp is not torch.autograd.Function.jvp
 
 
+def is_float_tensor(value: object) -> bool:
+    return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
 def _first_derivative(
     compute: Callable, grad_rule: GradRule | None, leaves: tuple, args: tuple, upstream: Upstream
 ) -> tuple[list, dict[int, torch.Tensor]]:
     """The vector-Jacobian product with its graph kept, and the grad_outs (which require grad)."""
     outputs = as_tuple(compute(*args))
     tracked = tracked_outputs(outputs)
+    if grad_rule is not None:
+        # The intended rule takes a grad_out for every float output, as backward does, even
+        # where the reference's output carries no graph (a step: (x > 0).float()).
+        tracked = [k for k, o in enumerate(outputs) if is_float_tensor(o)]
     grad_outs = {k: upstream(outputs[k].detach(), k).requires_grad_(True) for k in tracked}
     if grad_rule is not None:
         given = list(as_tuple(grad_rule(*args, *grad_outs.values())))

@@ -103,9 +103,14 @@ def validated_inputs(inputs: object) -> tuple:
 
 
 def upstream_gradient(output: torch.Tensor, index: int) -> torch.Tensor:
-    """A fixed, uneven grad_out per output: a backward that ignores it cannot match by luck."""
+    """A fixed, uneven grad_out per output: a backward that ignores it cannot match by luck.
+
+    Drawn in float64 whatever the output's dtype, so that a Function whose output is float32
+    and a reference (or grad_reference) in float64 receive the same grad_out.
+    """
     generator = torch.Generator().manual_seed(index)
-    return torch.empty_like(output).uniform_(0.5, 2.0, generator=generator).round(decimals=2)
+    drawn = torch.empty(output.shape, dtype=torch.float64).uniform_(0.5, 2.0, generator=generator)
+    return drawn.round(decimals=2).to(output.dtype)
 
 
 def random_directions(inputs: tuple, seed: int) -> list:

@@ -12,9 +12,11 @@ from lessons_lib.doctor.words.results import (
     no_gradient,
     non_tensor_grad,
     not_a_function,
+    output_dtype,
 )
 from lessons_lib.doctor.words.state import (
     ctx_tensor,
+    frozen_input,
     mutates_grad_out,
     mutates_input,
     mutates_saved,
@@ -34,6 +36,7 @@ __all__ = [
     "double_backward",
     "error",
     "forward",
+    "frozen_input",
     "grad_count",
     "grad_dtype",
     "grad_shape",
@@ -47,5 +50,6 @@ __all__ = [
     "non_finite",
     "non_tensor_grad",
     "not_a_function",
+    "output_dtype",
     "undefined_grad_out",
 ]

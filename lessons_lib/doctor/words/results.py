@@ -1,5 +1,7 @@
 """The words for what a Function runs and returns: not-a-function, error, forward, and backward's results."""
 
+import re
+
 import torch
 
 from lessons_lib.doctor.findings import Finding
@@ -57,12 +59,25 @@ def error_hint(message: str) -> str:
     return next((hint for words, hint in ERROR_HINTS if words in message), "")
 
 
-def error(failure: Failure, where: str = "", saved: int | None = None) -> Finding:
+def error(
+    failure: Failure, where: str = "", saved: int | None = None, old_style: str | None = None
+) -> Finding:
     """An error in the learner's forward or backward, with what the run recorded about it:
-    the line it came through, whether it was their own raise, what forward had saved."""
+    the line it came through, whether it was their own raise, what forward had saved, and
+    (old_style) the first parameter of a forward or backward that is not a @staticmethod."""
     stage, line = failure.stage, failure.line
     evidence = ((f"on {where}",) if where else ()) + ((f"the line: {line}",) if line else ())
-    if failure.own:
+    missing = re.search(r"object has no attribute '(\w+)'", failure.message)
+    if old_style and missing:
+        name = missing[1]
+        fix = (
+            f"{stage} is not a @staticmethod, so its first parameter, {old_style}, is autograd's "
+            f"ctx, not an instance of your class: apply never runs __init__, so "
+            f"{old_style}.{name} was never set. Make forward and backward @staticmethods "
+            f"(ctx first), pass {name} to forward as an input, keep it on ctx for backward "
+            f"(ctx.{name} = {name}), and return None as its gradient."
+        )
+    elif failure.own:
         fix = (
             f"This is your own {line.split()[0] if line.startswith('assert') else 'raise'}: "
             f"{stage} refused what the doctor sent{f' ({where})' if where else ''}. If your "
@@ -169,6 +184,18 @@ def no_gradient(name: str) -> Finding:
         "None means 'no gradient here': everything before this step stops learning.",
         f"Return grad_out times the derivative with respect to {name}; None is only for "
         "inputs that are not tensors or that the output does not depend on.",
+    )
+
+
+def output_dtype(lowered: list[str], widest: torch.dtype) -> Finding:
+    return Finding(
+        "output-dtype",
+        f"{'; '.join(lowered)}, from {widest} inputs.",
+        "Everything computed after it runs in the lower precision, the gradient included "
+        "(float32 keeps about 7 significant digits of float64's 16), and gradcheck fails even "
+        "a correct backward: its finite differences see only the output's digits.",
+        "Keep the input's dtype: (x > 0).to(x.dtype) rather than (x > 0).float(), and give "
+        "constants the input's dtype (torch.tensor(c, dtype=x.dtype)).",
     )
 
 

@@ -84,3 +84,21 @@ def ctx_tensor(names: list[str]) -> Finding:
         "Save tensors with ctx.save_for_backward(x) and read them with ctx.saved_tensors; "
         "only non-tensors (numbers, shapes, flags) belong on ctx attributes.",
     )
+
+
+def frozen_input(
+    name: str, others: list[str], what: str, evidence: tuple[str, ...] = ()
+) -> Finding:
+    return Finding(
+        "frozen-input",
+        f"With {name} alone requiring grad ({', '.join(others)} frozen, as a frozen weight is), "
+        f"{what}.",
+        "Part of a model is often frozen (fine-tuning, a fixed embedding): the Function is then "
+        "called with inputs that do not require grad, and its gradient for the others must "
+        "not change.",
+        "ctx.needs_input_grad[i] says whether input i of forward needs a gradient, by position "
+        "(0 for the first input, 1 for the second): compute each gradient under its own "
+        "index, and return None for an input that needs none. gradcheck with one input "
+        "frozen (requires_grad=False) shows this mistake too.",
+        evidence,
+    )
