@@ -26,7 +26,9 @@ from lessons_lib.doctor.evidence import (
 from lessons_lib.doctor.findings import Finding
 from lessons_lib.doctor.non_finite import trace_non_finite
 from lessons_lib.doctor.samples import Sample, transposable, upstream_gradient
-from lessons_lib.running import EngineRun, Failure, differentiable, ones_upstream
+from lessons_lib.doctor.surrogates import bump_peak, jump_of, shape_of
+from lessons_lib.exercises.backward_pass.reading import backward_of, outside_tensors
+from lessons_lib.running import EngineRun, Failure, as_tuple, differentiable, ones_upstream
 
 if TYPE_CHECKING:  # the examination passes itself in; importing it here would be circular
     from lessons_lib.doctor.record import Record
@@ -180,8 +182,38 @@ def compare_gradients(
             if isinstance(truth, torch.Tensor) and bool(close(got, truth)[wrong].all()):
                 exam.add(say.declared_rule_differs(name, evidence), i)
                 continue
-            exam.add(say.gradient(name, evidence, surrogate=not want[domain].any()), i)
+            clues = gradient_clues(exam, got, i, sample, ref_output)
+            exam.add(say.gradient(name, evidence, not want[domain].any(), **clues), i)
     return kinks
+
+
+def gradient_clues(exam: "Record", got: torch.Tensor, i: int, sample: Sample, ref_output) -> dict:
+    """What the run recorded that says more about a wrong gradient (say.gradient's keywords):
+    a declared rule, a tensor backward reads from the notebook, a surrogate's shape."""
+    if exam.grad_reference is not None:
+        return {"declared": True}
+    outside = outside_tensors(backward_of(exam.fn))
+    if outside:
+        return {"outside": next(iter(outside))}
+    floats = [a for a in sample.inputs if differentiable(a)]
+    output = single_upstream(ref_output)
+    if len(floats) != 1 or output is None:
+        return {}
+    x = sample.inputs[i]
+    shape = shape_of(x, got, output)
+    if shape is None:
+        return {}
+    off_centre = ""
+    peak = bump_peak(x, got / output)
+    jump = jump_of(x, as_tuple(ref_output)[0])
+    if peak is not None and jump is not None:
+        lo, hi = jump
+        if not lo - (hi - lo) <= peak <= hi + (hi - lo):
+            off_centre = (
+                f" Forward's step is between x = {lo:g} and {hi:g}, though: a surrogate is "
+                "centred on the step, where a small change of x changes the output."
+            )
+    return {"shape": shape, "off_centre": off_centre}
 
 
 def non_finite_gradient(

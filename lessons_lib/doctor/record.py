@@ -32,11 +32,13 @@ class Record:
     def __init__(self, fn: type, reference: Callable, grad_reference, inputs: tuple) -> None:
         self.fn, self.reference, self.grad_reference = fn, reference, grad_reference
         self.names = _input_names(fn, len(inputs))
+        dtypes = sorted({str(a.dtype).removeprefix("torch.") for a in inputs if differentiable(a)})
+        self.dtype = " and ".join(dtypes)  # what the doctor computes in: the inputs' dtypes
         self.grad_out_names = _grad_out_names(fn)
         self.found: dict[tuple, Finding] = {}
         self.notes: list[str] = []
         self.points: list[str] = []  # "12 values of the sample", ...
-        self.skipped = 0  # points outside the reference's domain
+        self.skipped = 0  # points where the reference gives inf or NaN
         self.kinks: set[float] = set()  # inputs where backward differed at a kink, accepted
         self.true_grads: tuple | None = None  # the reference's own gradient, on this sample
         self.double_checked = self.jvp_checked = False
@@ -65,7 +67,7 @@ class Record:
         findings = list(self.found.values())
         if self.has("forward"):  # the gradient may be right for the forward that was written
             findings = [say.after_wrong_forward(f) if f.code == "gradient" else f for f in findings]
-        return Report(name, findings, checked, self.notes)
+        return Report(name, findings, checked, self.notes, self.dtype)
 
     def _clean_bill(self) -> str:
         return clean_bill(

@@ -17,8 +17,10 @@ class Report:
         findings: Sequence[Finding],
         checked: str = "",
         notes: Sequence[str] = (),
+        dtype: str = "",
     ) -> None:
         self.name = name
+        self.dtype = dtype  # what the doctor computed in: "float64", or "float32 and float64"
         self.findings = sorted(findings, key=lambda f: CODES.index(f.code))
         self.checked = checked  # what a clean bill of health covered
         self.notes = list(notes)  # what is worth knowing but is not a mistake
@@ -32,10 +34,11 @@ class Report:
         return [f.code for f in self.findings]
 
     def _headline(self) -> str:
+        judged = f" (checked in {self.dtype})" if self.dtype else ""
         if self.ok:
-            return f"{self.name}: no problems found"
+            return f"{self.name}: no problems found{judged}"
         count = len(self.findings)
-        return f"{self.name}: {count} problem{'s' if count > 1 else ''} found"
+        return f"{self.name}: {count} problem{'s' if count > 1 else ''} found{judged}"
 
     def __str__(self) -> str:
         lines = [self._headline()]
@@ -93,7 +96,12 @@ def clean_bill(
     )
     parts = [
         f"{what} at {_listed(points)}"
-        + (f" ({skipped} outside the reference's domain skipped)" if skipped else "")
+        + (
+            f" ({skipped} skipped where the reference itself gives inf or NaN: outside its "
+            "domain, or too large for the dtype)"
+            if skipped
+            else ""
+        )
     ]
     if kinks:
         where = ", ".join(f"{k:g}" for k in kinks[:4]) + (", ..." if len(kinks) > 4 else "")

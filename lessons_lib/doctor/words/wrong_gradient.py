@@ -70,13 +70,50 @@ FORWARD_FIRST_FIX = (
 )
 
 
-def gradient(name: str, evidence: tuple[str, ...], surrogate: bool = False) -> Finding:
-    # surrogate: the true gradient is zero here, so a different one may be a deliberate rule
+def gradient(
+    name: str,
+    evidence: tuple[str, ...],
+    surrogate: bool = False,
+    *,
+    declared: bool = False,
+    outside: str | None = None,
+    shape: tuple[str, str] | None = None,
+    off_centre: str = "",
+) -> Finding:
+    """surrogate: the true gradient is zero here, so a different one may be a deliberate rule;
+    declared: backward is held to grad_reference; outside: a tensor backward reads from the
+    notebook's globals (a fact of its code); shape: what backward does and a grad_reference
+    for it, read off its numbers (surrogates.shape_of); off_centre: where forward's step is."""
+    what = f"The gradient for {name} is wrong: backward's values differ from the intended ones."
+    fix = GRADIENT_FIX + (SURROGATE_NOTE if surrogate else "")
+    if declared:
+        what = (
+            f"The gradient for {name} differs from grad_reference, the rule you declared, and "
+            "from the reference's true gradient."
+        )
+        fix = (
+            "Make backward return what grad_reference(*inputs, *grad_outs) returns (grad_out "
+            "times your rule's slope), or correct grad_reference if backward is what you meant."
+        )
+    elif outside:
+        fix = (
+            f"backward reads {outside}, a tensor from outside it (the notebook's own "
+            f"{outside}), not the {outside} forward was given: take it from what forward saved, "
+            f"({outside},) = ctx.saved_tensors."
+        )
+    elif shape:
+        does, rule = shape
+        fix = (
+            f"backward {does}?{off_centre} If that is deliberate, declare it, so that the "
+            f"doctor holds backward to it: grad_reference=lambda x, grad_out: {rule}. If not: "
+            + GRADIENT_FIX[0].lower()
+            + GRADIENT_FIX[1:]
+        )
     return Finding(
         "gradient",
-        f"The gradient for {name} is wrong: backward's values differ from the intended ones.",
+        what,
         "A wrong-but-plausible backward trains quietly worse, with no error anywhere.",
-        GRADIENT_FIX + (SURROGATE_NOTE if surrogate else ""),
+        fix,
         evidence,
     )
 
