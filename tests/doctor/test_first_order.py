@@ -123,7 +123,9 @@ CUBE_MEAN = next(w[1] for w in WRONG if w[0] == "Cube: mean of grad_out")
 
 def test_a_backward_that_sums_grad_out_is_a_chain_rule_mistake_not_a_wrong_derivative():
     text = str(check_function(SIN_SUM, torch.sin))
-    assert text.startswith("SinSum: 1 problem found\n[chain-rule] backward uses grad_out as one")
+    assert text.startswith(
+        "SinSum: 1 problem found (checked in float64)\n[chain-rule] backward uses grad_out as one"
+    )
     assert "times 15.8, the sum of grad_out" in text
     assert "at x[0, 0] = -2.5 (grad_out 1.96): expected -1.57, got -12.66" in text
     assert "with a grad_out of all ones, the right gradient is -0.8011; backward gave 15.8" in text
@@ -184,7 +186,9 @@ LAZY = next(w[1] for w in WRONG if w[0] == "set_materialize_grads(False), no Non
 
 def test_a_backward_that_raises_on_a_none_grad_out_is_found_as_gradcheck_finds_it():
     text = str(check_function(LAZY, cube))
-    assert text.startswith("CubeLazy: 1 problem found\n[undefined-grad-out] backward raises when")
+    assert text.startswith(
+        "CubeLazy: 1 problem found (checked in float64)\n[undefined-grad-out] backward raises when"
+    )
     assert "with grad_out None, backward raised TypeError: unsupported operand" in text
     assert "if grad_out is None: return None" in text
     assert LESSON_SECTIONS["undefined-grad-out"] in text

@@ -9,7 +9,9 @@ from tests.learner_functions import cube, function, save_and
 
 def test_the_text_report_names_the_problem_the_evidence_and_the_fix():
     text = str(check_function(WRONG[0][1], cube))
-    assert text.startswith("CubeStarter: 1 problem found\n[chain-rule] backward ignores grad_out")
+    assert text.startswith(
+        "CubeStarter: 1 problem found (checked in float64)\n[chain-rule] backward ignores grad_out"
+    )
     assert "at x[0, 0] = -2.5 (grad_out 1.96): expected 36.75, got 18.75" in text
     # -3.92 * 3 * 2.5**2: the true gradient for the doubled and negated grad_out
     assert "negated, at x[0, 0] = -2.5 (grad_out -3.92): expected -73.5, got 18.75" in text

@@ -178,12 +178,12 @@ def doctor_headline_claims() -> list[ClaimKind]:
     return [
         claim(
             "doctor headline: no problems found",
-            r"^\w+: no problems found$",
+            r"^\w+: no problems found(?: \(checked in \w+\))?$",
             lambda found, a: None if a.argument else is_right(a.facts, trailing_nones=True),
         ),
         claim(
             "doctor headline: problems found",
-            r"^\w+: (?P<n>\d+) problems? found$",
+            r"^\w+: (?P<n>\d+) problems? found(?: \(checked in \w+\))?$",
             lambda found, a: True if a.argument else not is_right(a.facts, trailing_nones=True),
         ),
     ]

@@ -30,7 +30,9 @@ from tests.exercises.attempts.judging import Judged, Outputs
 from tests.exercises.attempts.verdict_text import has_traceback
 
 DOCTOR_CLAIMS = [YOU_PASSED, *doctor_headline_claims(), *doctor_line_claims(), *fix_claims()]
-_HEADLINE = re.compile(r"^(?P<name>\S+): (?:no problems found|(?P<n>\d+) problems? found)$")
+_HEADLINE = re.compile(
+    r"^(?P<name>\S+): (?:no problems found|(?P<n>\d+) problems? found)(?: \(checked in \w+\))?$"
+)
 _CODE = re.compile(r"^\[(?P<code>[\w-]+)\] ", re.M)
 
 
