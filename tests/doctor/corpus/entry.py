@@ -4,7 +4,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 LABELS = ("exact", "surrogate", "buggy")
-CHECKS = ("gradcheck", "gradgradcheck")
+CHECKS = ("gradcheck", "gradgradcheck", "gradcheck(check_forward_ad=True)")
 
 
 @dataclass(frozen=True)
@@ -14,8 +14,8 @@ class Entry:
     `label` says what backward is: "exact" (the true derivative of forward), "surrogate"
     (a deliberate rule, given as `grad_reference(*inputs, *grad_outs)`) or "buggy" (a
     mistake such code really makes). A buggy entry names the finding `codes` the doctor
-    should give, most important first, and which of torch's `check` (gradcheck or
-    gradgradcheck, in float64) shows the mistake.
+    should give, most important first, and which of torch's `check` (gradcheck, gradgradcheck,
+    or gradcheck of forward mode, in float64) shows the mistake.
     """
 
     name: str
