@@ -213,6 +213,39 @@ class TanhFromOutput(Function):
         return grad * (1 - y * y)
 
 
+# After: toshas/torch-discounted-cumsum, torch_discounted_cumsum/discounted_cumsum.py (returns
+# y_t = sum over k >= t of gamma^(k - t) x_k; backward is the same sum run the other way), with
+# the jvp that public RL code declares only to refuse forward mode, as PyTorch's default does
+class DiscountedReturn(Function):
+    @staticmethod
+    def forward(ctx, rewards, gamma):
+        ctx.gamma = gamma
+        return _discounted_sum(rewards, gamma)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _discounted_sum(grad.flip(-1), ctx.gamma).flip(-1), None
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError("forward mode is not implemented for the discounted return")
+
+
+def _discounted_sum(values, gamma):
+    total, sums = torch.zeros_like(values[..., -1]), []
+    for step in range(values.shape[-1] - 1, -1, -1):
+        total = values[..., step] + gamma * total
+        sums.append(total)
+    return torch.stack(sums[::-1], -1)
+
+
+def discounted_return(rewards, gamma):
+    steps = torch.arange(rewards.shape[-1], dtype=rewards.dtype)
+    ahead = steps.unsqueeze(0) - steps.unsqueeze(1)  # k - t
+    weights = torch.where(ahead >= 0, gamma ** ahead.clamp(min=0), torch.zeros_like(ahead))
+    return rewards @ weights.T
+
+
 WEIGHT = torch.tensor(
     [[0.5, -0.25, 0.75, 0.1], [-0.6, 0.3, 0.2, -0.4]], dtype=torch.float64
 )  # (2, 4): an output of 2 from an input of 4
@@ -300,5 +333,13 @@ ENTRIES = [
         torch.tanh,
         "exact",
         "pytorch/pytorch, aten/src/THNN/generic/Tanh.c",
+    ),
+    Entry(
+        "discounted-return",
+        DiscountedReturn,
+        discounted_return,
+        "exact",
+        "toshas/torch-discounted-cumsum, torch_discounted_cumsum/discounted_cumsum.py",
+        inputs=(GRID, 0.9),
     ),
 ]
