@@ -2,8 +2,8 @@
 
 Each entry is labelled exact, surrogate or buggy, and the label is checked with torch's own
 tools: gradcheck passes on an exact one; a surrogate's backward equals its declared
-grad_reference; a buggy one fails gradcheck, or passes it and fails gradgradcheck, as
-recorded. The doctor must then pass exact and surrogate entries clean and name each bug
+grad_reference; a buggy one fails gradcheck, or passes it and fails gradgradcheck or
+gradcheck of forward mode, as recorded. The doctor must then pass exact and surrogate entries clean and name each bug
 with the recorded codes, most important first. Where it does not, the case is an expected
 failure whose reason quotes what the doctor says and why that is wrong.
 """
