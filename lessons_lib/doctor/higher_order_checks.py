@@ -111,6 +111,12 @@ def check_jvp(exam: "Record", sample: Sample, ref_output, kinks: dict) -> None:
         exam.note(f"jvp was not checked: the reference's forward mode failed ({want.failure}).")
         return
     got = jvp_of(exam.fn, sample.inputs, tangents)
+    if got.failure and got.failure.kind == "NotImplementedError":
+        exam.note(
+            "jvp was not checked: your jvp raises NotImplementedError, an honest refusal of "
+            "forward mode, as torch's own does for a Function without a jvp."
+        )
+        return
     if got.failure:
         exam.add(say.jvp(f"jvp raised {got.failure.kind}: {got.failure.message}"))
         return

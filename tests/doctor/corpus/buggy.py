@@ -304,7 +304,10 @@ ENTRIES = [
         "buggy",
         "openai/guided-diffusion, guided_diffusion/nn.py",
         inputs=(tanh_layer, 1, GRID, WEIGHT),
-        codes=("double-backward", "ctx-tensor"),
+        # With the weight frozen, its torch.autograd.grad over every input raises "One of
+        # the differentiated Tensors does not require grad": a latent bug, not seen in float64
+        # gradcheck with every input requiring grad.
+        codes=("frozen-input", "double-backward", "ctx-tensor"),
         check="gradgradcheck",
     ),
     Entry(
