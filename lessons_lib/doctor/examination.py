@@ -131,6 +131,8 @@ class Examination(Record):
             failure = run.failure
             self.add(say.error(failure, _where(sample), run.saved, old_style(self.fn, failure)))
             return False
+        if sample.first:
+            self.saved_intermediates = run.saved_intermediates
         if run.mutated_inputs:
             self.add(say.mutates_input([self.names[i] for i in run.mutated_inputs]))
         if run.ctx_tensors:

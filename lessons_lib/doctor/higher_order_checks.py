@@ -96,6 +96,7 @@ def check_double_backward(exam: "Record", sample: Sample, ref_output, kinks: dic
                 "Double backward is wrong: differentiating your backward does not give the "
                 "reference's second derivatives.",
                 tuple(evidence[:MAX_EVIDENCE]),
+                intermediates=exam.saved_intermediates,
             )
         )
     exam.double_checked = True

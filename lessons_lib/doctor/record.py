@@ -44,6 +44,7 @@ class Record:
         self.double_checked = self.jvp_checked = False
         self.scaling_checked = self.layout_checked = False  # what the clean bill may claim
         self.sample: Sample | None = None  # the sample being examined
+        self.saved_intermediates = 0  # saved tensors neither inputs nor outputs (first run)
 
     # -- bookkeeping --
 

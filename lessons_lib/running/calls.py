@@ -110,6 +110,7 @@ class Forward:
     node: object = None  # the graph node whose backward is the Function's
     ctx_tensors: list[str] = field(default_factory=list)
     saved: int | None = None  # tensors forward saved with ctx.save_for_backward; None: unknown
+    saved_intermediates: int = 0  # of those, neither an input nor an output (no graph to x)
     failure: Failure | None = None
 
 
@@ -135,7 +136,19 @@ def forward_once(fn: type, inputs: Sequence) -> Forward:
     run.node = run.outputs[run.tracked[0]].grad_fn
     run.ctx_tensors = ctx_tensor_attributes(run.node)
     run.saved = saved_count(run.node)
+    run.saved_intermediates = saved_intermediates(run.node, (*args, *leaves, *run.outputs))
     return run
+
+
+def saved_intermediates(node: object, ends: tuple) -> int:
+    """How many saved tensors are neither forward's inputs nor its outputs, by memory: values
+    forward computed on the way, where autograd records no graph back to the inputs."""
+    try:
+        saved = node.saved_tensors
+    except Exception:
+        return 0
+    known = {t.data_ptr() for t in ends if isinstance(t, torch.Tensor)}
+    return sum(isinstance(t, torch.Tensor) and t.data_ptr() not in known for t in saved)
 
 
 def saved_count(node: object) -> int | None:

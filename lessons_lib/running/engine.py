@@ -46,6 +46,7 @@ class EngineRun:
     mutated_inputs: list[int] = field(default_factory=list)
     ctx_tensors: list[str] = field(default_factory=list)
     saved: int | None = None  # tensors forward saved with ctx.save_for_backward; None: unknown
+    saved_intermediates: int = 0  # of those, neither an input nor an output (no graph to x)
     mutated_grad_outs: dict[int, torch.Tensor] = field(default_factory=dict)  # position: after
     mutated_saved: list[SavedChange] = field(default_factory=list)  # changed by the backward
     rearranged: tuple | None = None  # what backward returned for the same grad_out, relaid out
@@ -88,6 +89,7 @@ def engine_run(
         run.outputs = tuple(_copied(o) for o in outputs)  # as forward left them
         run.mutated_inputs, run.tracked = forward.mutated_inputs, forward.tracked
         run.ctx_tensors, run.saved = forward.ctx_tensors, forward.saved
+        run.saved_intermediates = forward.saved_intermediates
         if forward.failure is not None:
             run.failure = forward.failure
             return run

@@ -214,3 +214,41 @@ def test_points_skipped_for_an_overflowing_reference_are_not_called_outside_its_
     text = str(check_function(exp, torch.exp))
     assert "skipped where the reference itself gives inf or NaN" in text
     assert "outside the reference's domain skipped" not in text
+
+
+class SoftsignSavedIntermediate(Function):
+    """softsign x / (1 + |x|), its backward read from a value forward computed on the way."""
+
+    @staticmethod
+    def forward(ctx, x):
+        denominator = 1 + x.abs()
+        ctx.save_for_backward(denominator)
+        return x / denominator
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (denominator,) = ctx.saved_tensors
+        return grad_out / denominator**2
+
+
+def test_a_double_backward_broken_by_a_saved_intermediate_names_it_and_the_fix():
+    report = check_function(SoftsignSavedIntermediate, lambda x: x / (1 + x.abs()))
+    assert report.codes == ["double-backward"], str(report)
+    fix = report.findings[0].fix
+    assert fix.startswith("forward saved 1 tensor that is neither an input nor an output")
+    assert "Recompute it in backward from the saved inputs" in fix
+    stashed = next(
+        f for f in check_function_wrong_double_backward().findings if f.code == "double-backward"
+    )
+    assert "neither an input nor an output" not in stashed.fix
+
+
+def check_function_wrong_double_backward():
+    """A backward that detaches: wrong double backward with nothing saved on the way."""
+
+    def detached(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x.detach() ** 2
+
+    fn = function("CubeDetached", lambda ctx, t: (ctx.save_for_backward(t), t**3)[1], detached)
+    return check_function(fn, lambda t: t**3)

@@ -3,7 +3,10 @@
 from lessons_lib.doctor.findings import Finding
 
 
-def double_backward(what: str, evidence: tuple[str, ...] = (), raised: bool = False) -> Finding:
+def double_backward(
+    what: str, evidence: tuple[str, ...] = (), raised: bool = False, intermediates: int = 0
+) -> Finding:
+    """intermediates: how many tensors forward saved that are neither its inputs nor outputs."""
     if raised:
         why = (
             "First derivatives work, so nothing shows in ordinary training; but anything that "
@@ -27,6 +30,16 @@ def double_backward(what: str, evidence: tuple[str, ...] = (), raised: bool = Fa
             ".detach(), .data, NumPy or in-place tricks. If it cannot be differentiable (foreign "
             "code), decorate it with @once_differentiable, so a second derivative through it "
             "raises (at least when grad_out itself carries a graph) instead of being wrong."
+        )
+    if intermediates and not raised:
+        many = intermediates > 1
+        it = "them" if many else "it"
+        fix = (
+            f"forward saved {intermediates} tensor{'s' if many else ''} that "
+            f"{'are' if many else 'is'} neither an input nor an output of forward: a value it "
+            "computed on the way (y, var), where autograd records no graph back to the "
+            f"inputs, so double backward treats {it} as a constant. Recompute {it} in backward "
+            "from the saved inputs, or save only inputs and outputs. " + fix
         )
     return Finding("double-backward", what, why, fix, evidence)
 
