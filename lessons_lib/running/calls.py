@@ -95,6 +95,7 @@ class Run:
     mutated_inputs: list[int] = field(default_factory=list)  # changed in place, not marked dirty
     ctx_tensors: list[str] = field(default_factory=list)  # tensors stored as ctx attributes
     saved: int | None = None  # tensors forward saved with ctx.save_for_backward; None: unknown
+    saved_inputs: list[int] = field(default_factory=list)  # forward's inputs among those saved
 
 
 @dataclass
@@ -110,6 +111,7 @@ class Forward:
     node: object = None  # the graph node whose backward is the Function's
     ctx_tensors: list[str] = field(default_factory=list)
     saved: int | None = None  # tensors forward saved with ctx.save_for_backward; None: unknown
+    saved_inputs: list[int] = field(default_factory=list)  # forward's inputs among those saved
     failure: Failure | None = None
 
 
@@ -135,6 +137,7 @@ def forward_once(fn: type, inputs: Sequence) -> Forward:
     run.node = run.outputs[run.tracked[0]].grad_fn
     run.ctx_tensors = ctx_tensor_attributes(run.node)
     run.saved = saved_count(run.node)
+    run.saved_inputs = saved_inputs(run.node, args)
     return run
 
 
@@ -145,6 +148,16 @@ def saved_count(node: object) -> int | None:
         return len(node.saved_tensors)
     except Exception:
         return None
+
+
+def saved_inputs(node: object, args: tuple) -> list[int]:
+    """The positions of forward's inputs that forward saved itself (the same tensor, not a
+    copy), read before backward runs; [] when nothing can be read."""
+    try:
+        saved = node.saved_tensors
+    except Exception:
+        return []
+    return [i for i, a in enumerate(args) if any(s is a for s in saved)]
 
 
 def run_function(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -> Run:
@@ -161,6 +174,7 @@ def run_function(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream)
             run.output = detached(forward.result)
         run.mutated_inputs = forward.mutated_inputs
         run.ctx_tensors, run.saved = forward.ctx_tensors, forward.saved
+        run.saved_inputs = forward.saved_inputs
         if forward.failure is not None:
             run.failure = forward.failure
             return run
