@@ -46,19 +46,23 @@ class Failure:
         return cls(stage, type(error).__name__, first_line(error) or "(no message)", line, own)
 
 
-# Frames in these folders are machinery (torch's, Python's, the course's checkers), not the
-# learner's code; the course's own Functions (functions.py, broken_clamps.py) count as code
-# under examination.
+# Frames in these folders are machinery (torch's, Python's and the course's own: its checkers,
+# its wrappers such as watch.py's counting apply), not the learner's code; only the course's
+# Functions and examples (_EXAMINED) count as code under examination.
+_COURSE = Path(__file__).resolve().parent.parent
 _MACHINERY = tuple(
     str(Path(p).resolve()) + os.sep
-    for p in (
-        Path(torch.__file__).parent,
-        Path(os.__file__).parent,
-        Path(__file__).parent,
-        Path(__file__).parent.parent / "doctor",
-        Path(__file__).parent.parent / "exercises",
-    )
+    for p in (Path(torch.__file__).parent, Path(os.__file__).parent, _COURSE)
 )
+_EXAMINED = tuple(
+    str(_COURSE / name) for name in ("functions.py", "broken_clamps.py", "checking_research.py")
+) + tuple(str(_COURSE / folder) + os.sep for folder in ("research", "examples"))
+
+
+def _machinery(filename: str) -> bool:
+    """Whether a frame's file is torch's, Python's or the course's machinery."""
+    path = str(Path(filename).resolve())
+    return path.startswith(_MACHINERY) and not path.startswith(_EXAMINED)
 
 
 def learners_line(error: BaseException) -> tuple[str, bool]:
@@ -66,7 +70,7 @@ def learners_line(error: BaseException) -> tuple[str, bool]:
     error was raised right there by their own `raise` or `assert` (a fact, from the
     traceback and that line's source); ("", False) when no such line is known."""
     frames = traceback.extract_tb(error.__traceback__)
-    theirs = [f for f in frames if not str(Path(f.filename).resolve()).startswith(_MACHINERY)]
+    theirs = [f for f in frames if not _machinery(f.filename)]
     if not theirs:
         return "", False
     line = (theirs[-1].line or "").strip()
