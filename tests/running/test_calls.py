@@ -142,3 +142,19 @@ def test_the_line_named_for_an_error_is_the_learners_not_the_courses_wrapper():
         namespace["cube_grad"](torch.tensor([1.0, 2.0]))
     failure = Failure.of("cube_grad", raised.value)
     assert failure.line == "return torch.func.grad(lambda t: Cube.apply(t).sum())(x)"
+
+
+def test_run_records_which_inputs_forward_saved_itself():
+    class SavesX(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x, x * 2)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            return grad_out
+
+    run = run_function(SavesX, (X,))
+    assert (run.saved, run.saved_inputs) == (2, [0])
+    assert (run_function(Cube, (X,)).saved_inputs, run_function(RoundSTE, (X,)).saved) == ([0], 0)
