@@ -1,9 +1,10 @@
 """Lesson 2's beginner task: the one line of a both-ways nudge, checked in plain words.
 
 The learner writes my_nudge(f, x, h), the central difference (f(x + h) - f(x - h)) / 2h.
-check_nudge runs it on two small examples, says in words a beginner knows what is right
-or wrong (naming the usual slips: one-sided nudges, a missing 2, Python's order of
-operations), and never raises; the line itself waits in the hint ladder.
+check_nudge runs it on three small examples (one where the size of h changes the answer),
+says in words a beginner knows what is right or wrong (naming the usual slips: one-sided
+nudges, a missing 2, Python's order of operations), and never raises; the line itself waits
+in the hint ladder.
 """
 
 import inspect
@@ -55,6 +56,10 @@ _CUBE = _Example(_cube, "x³", 3.0, 0.1)
 # x² at -1: a different curve, point and nudge; the right answer is -2 (and a slip such as
 # missing brackets cannot land on it by coincidence, as it would with h = 0.5).
 _SQUARE = _Example(_square, "x²", -1.0, 0.25)
+# x³ at 3 again, with a wide nudge: for x² the both-ways nudge is exact whatever h is, and
+# for x³ it is 3x² + h², so only here does an h of the learner's own (0.1) give another
+# number than the h given (27.01 instead of 28).
+_WIDE = _Example(_cube, "x³", 3.0, 1.0)
 
 
 def check_nudge(fn: object = MISSING, hint: object = 0) -> ExerciseCheck:
@@ -82,18 +87,17 @@ def _cases(fn: Callable) -> list[Case]:
         untested = "my_nudge cannot be called with f, x and h yet"
         return [
             Case(words.RUNS, False, "def my_nudge(f, x, h):", got, signature_problem),
-            Case.not_checked(_CUBE.name, untested),
-            Case.not_checked(_SQUARE.name, untested),
+            *(Case.not_checked(ex.name, untested) for ex in (_CUBE, _SQUARE, _WIDE)),
         ]
     runs, got, used_f = _run(fn, _CUBE)
     if got is None:
-        return [runs, Case.not_checked(_CUBE.name), Case.not_checked(_SQUARE.name)]
+        return [runs, *(Case.not_checked(ex.name) for ex in (_CUBE, _SQUARE, _WIDE))]
     square_runs, got_square, _ = _run(fn, _SQUARE)
     if got_square is None:  # ran on x³ but not on x²: say so under the x² example's name
         square_case = Case(_SQUARE.name, False, "one number", square_runs.got, square_runs.fix)
     else:
         square_case = _square_case(got_square, got)
-    return [runs, _cube_case(got, used_f, got_square), square_case]
+    return [runs, _cube_case(got, used_f, got_square), square_case, _wide_case(fn, got)]
 
 
 def _signature_problem(fn: Callable) -> tuple[str, str]:
@@ -299,5 +303,28 @@ def _square_case(got: float, cube_answer: float) -> Case:
         fix = (
             "my_nudge passed the first example but not this one. Use only f, x and h inside "
             "it, with no numbers of your own."
+        )
+    return Case(ex.name, False, expected, _show(got), fix)
+
+
+def _wide_case(fn: Callable, cube_answer: float) -> Case:
+    """x³ at 3 with h = 1: catches an answer that does not use the h it is given."""
+    ex = _WIDE
+    expected = (
+        f"{_show(ex.expected)}  (f(4) = 64 and f(2) = 8: they differ by 56, over a distance "
+        "of 2 * 1 = 2)"
+    )
+    runs, got, _ = _run(fn, ex)
+    if got is None:
+        return Case(ex.name, False, expected, runs.got, runs.fix)
+    if _same(got, ex.expected):
+        return Case(ex.name, True)
+    if _same(got, cube_answer):
+        fix = words.SAME_FOR_EVERY_H.format(got=_show(got), small=f"{_CUBE.h:g}", wide=f"{ex.h:g}")
+    else:
+        fix = (
+            f"my_nudge passed the small nudges but not h = {ex.h:g}. Use only f, x and h "
+            "inside it, with no numbers of your own: the nudged places are x - h and x + h, "
+            "2 * h apart."
         )
     return Case(ex.name, False, expected, _show(got), fix)

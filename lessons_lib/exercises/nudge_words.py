@@ -28,6 +28,13 @@ NEVER_CALLED_F = (
 )
 
 
+SAME_FOR_EVERY_H = (
+    "my_nudge gave back the same number, {got}, for h = {small} and for h = {wide}: its "
+    "answer does not change with the h it is given. Use the h that my_nudge is given, in "
+    "f(x + h), f(x - h) and 2 * h, not a number of your own."
+)
+
+
 WANTED = Wanted("check_nudge", "your function my_nudge", "check_nudge(my_nudge)", wants_class=False)
 
 # The usual slips on x³ at 3, each named by the number it gives (nudge._cube_fix).

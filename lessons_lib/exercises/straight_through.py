@@ -85,12 +85,22 @@ def _leaves_alone_case(run: Run, x: torch.Tensor, grad_out_changed: bool) -> Cas
     if run.ctx_tensors:
         kept = ", ".join(f"ctx.{n}" for n in run.ctx_tensors)
         return Case(name, False, expected, f"forward kept {kept}", words.KEPT_ON_CTX)
+    if run.saved:
+        return Case(name, False, expected, _what_forward_saved(run), words.SAVED_FOR_BACKWARD)
     kinds = {"forward": run.output, "backward": run.grads[0]}
     for step, value in kinds.items():
         if isinstance(value, torch.Tensor) and value.dtype != x.dtype:
             got = f"{step} gave back {value.dtype} numbers for x's {x.dtype}"
             return Case(name, False, expected, got, words.KIND_CHANGED.format(dtype=value.dtype))
     return Case(name, True)
+
+
+def _what_forward_saved(run: Run) -> str:
+    """What forward saved with ctx.save_for_backward, as recorded before backward ran."""
+    if run.saved == 1 and run.saved_inputs == [0]:
+        return "forward saved x with ctx.save_for_backward"
+    things = "tensor" if run.saved == 1 else "tensors"
+    return f"forward saved {run.saved} {things} with ctx.save_for_backward"
 
 
 def _name_what_backward_is_not_given(fn: type, run: Run, cases: list[Case]) -> list[Case]:

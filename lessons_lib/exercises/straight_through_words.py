@@ -48,6 +48,11 @@ KEPT_ON_CTX = (
     "nothing from forward, so keep nothing; a tensor backward does need goes through "
     "ctx.save_for_backward."
 )
+SAVED_FOR_BACKWARD = (
+    "forward wrote on the notepad with ctx.save_for_backward. Cube needed its x "
+    "back; MyRound's backward needs nothing from forward (the white lie passes grad_out back "
+    "unchanged), so the notepad stays empty: remove the ctx.save_for_backward line."
+)
 ROUNDED_HALF_UP = (
     "forward rounded 2.5 up to 3. torch.round sends a number exactly halfway between "
     "two whole numbers to the even one (2.5 becomes 2, 3.5 becomes 4), and the check "

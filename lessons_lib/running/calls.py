@@ -46,19 +46,23 @@ class Failure:
         return cls(stage, type(error).__name__, first_line(error) or "(no message)", line, own)
 
 
-# Frames in these folders are machinery (torch's, Python's, the course's checkers), not the
-# learner's code; the course's own Functions (functions.py, broken_clamps.py) count as code
-# under examination.
+# Frames in these folders are machinery (torch's, Python's and the course's own: its checkers,
+# its wrappers such as watch.py's counting apply), not the learner's code; only the course's
+# Functions and examples (_EXAMINED) count as code under examination.
+_COURSE = Path(__file__).resolve().parent.parent
 _MACHINERY = tuple(
     str(Path(p).resolve()) + os.sep
-    for p in (
-        Path(torch.__file__).parent,
-        Path(os.__file__).parent,
-        Path(__file__).parent,
-        Path(__file__).parent.parent / "doctor",
-        Path(__file__).parent.parent / "exercises",
-    )
+    for p in (Path(torch.__file__).parent, Path(os.__file__).parent, _COURSE)
 )
+_EXAMINED = tuple(
+    str(_COURSE / name) for name in ("functions.py", "broken_clamps.py", "checking_research.py")
+) + tuple(str(_COURSE / folder) + os.sep for folder in ("research", "examples"))
+
+
+def _machinery(filename: str) -> bool:
+    """Whether a frame's file is torch's, Python's or the course's machinery."""
+    path = str(Path(filename).resolve())
+    return path.startswith(_MACHINERY) and not path.startswith(_EXAMINED)
 
 
 def learners_line(error: BaseException) -> tuple[str, bool]:
@@ -66,7 +70,7 @@ def learners_line(error: BaseException) -> tuple[str, bool]:
     error was raised right there by their own `raise` or `assert` (a fact, from the
     traceback and that line's source); ("", False) when no such line is known."""
     frames = traceback.extract_tb(error.__traceback__)
-    theirs = [f for f in frames if not str(Path(f.filename).resolve()).startswith(_MACHINERY)]
+    theirs = [f for f in frames if not _machinery(f.filename)]
     if not theirs:
         return "", False
     line = (theirs[-1].line or "").strip()
@@ -95,6 +99,7 @@ class Run:
     mutated_inputs: list[int] = field(default_factory=list)  # changed in place, not marked dirty
     ctx_tensors: list[str] = field(default_factory=list)  # tensors stored as ctx attributes
     saved: int | None = None  # tensors forward saved with ctx.save_for_backward; None: unknown
+    saved_inputs: list[int] = field(default_factory=list)  # forward's inputs among those saved
 
 
 @dataclass
@@ -111,6 +116,7 @@ class Forward:
     ctx_tensors: list[str] = field(default_factory=list)
     saved: int | None = None  # tensors forward saved with ctx.save_for_backward; None: unknown
     saved_intermediates: int = 0  # of those, neither an input nor an output (no graph to x)
+    saved_inputs: list[int] = field(default_factory=list)  # forward's inputs among those saved
     failure: Failure | None = None
 
 
@@ -137,6 +143,7 @@ def forward_once(fn: type, inputs: Sequence) -> Forward:
     run.ctx_tensors = ctx_tensor_attributes(run.node)
     run.saved = saved_count(run.node)
     run.saved_intermediates = saved_intermediates(run.node, (*args, *leaves, *run.outputs))
+    run.saved_inputs = saved_inputs(run.node, args)
     return run
 
 
@@ -160,6 +167,16 @@ def saved_count(node: object) -> int | None:
         return None
 
 
+def saved_inputs(node: object, args: tuple) -> list[int]:
+    """The positions of forward's inputs that forward saved itself (the same tensor, not a
+    copy), read before backward runs; [] when nothing can be read."""
+    try:
+        saved = node.saved_tensors
+    except Exception:
+        return []
+    return [i for i, a in enumerate(args) if any(s is a for s in saved)]
+
+
 def run_function(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream) -> Run:
     """Forward fn.apply(*inputs) on fresh copies, then call its backward once, raw.
 
@@ -174,6 +191,7 @@ def run_function(fn: type, inputs: Sequence, upstream: Upstream = ones_upstream)
             run.output = detached(forward.result)
         run.mutated_inputs = forward.mutated_inputs
         run.ctx_tensors, run.saved = forward.ctx_tensors, forward.saved
+        run.saved_inputs = forward.saved_inputs
         if forward.failure is not None:
             run.failure = forward.failure
             return run

@@ -5,7 +5,15 @@ comes first, the full traceback after it. Each entry is matched on words of PyTo
 Python's own message, so it explains what the message says, never a guess at the cause.
 """
 
+import re
+import traceback
+
 import torch
+
+MISSING_VALUES = (
+    "A function was called with fewer values than its def line asks for (the message names "
+    "which are missing)."
+)
 
 _EXPLAINED = (
     (
@@ -62,12 +70,6 @@ _EXPLAINED = (
         "MyFunction.apply is called directly, f(x), with no .apply after it.",
     ),
     (
-        "required positional argument",
-        "A function was called with fewer values than its def line asks for (the message "
-        "names which are missing). To pass a function itself to a check, write its name "
-        "without brackets: check_nudge(my_nudge), not check_nudge(my_nudge()).",
-    ),
-    (
         "must implement either the backward or vjp",
         "The Function has no backward: write @staticmethod def backward(ctx, grad_out).",
     ),
@@ -83,7 +85,29 @@ def plain_english(error: BaseException) -> str:
             f"A {instance} object was used as a number: {instance}(...) makes an instance of "
             f"the Function instead of running it. Run it with {instance}.apply(...)."
         )
+    if "required positional argument" in message:
+        return _missing_values(error)
     return next((text for words, text in _EXPLAINED if words in message), "")
+
+
+def _missing_values(error: BaseException) -> str:
+    """The sentence for a call with too few values; when the line that raised passed that call
+    straight into another, as in check_edge_test(my_edge_test()), how to pass the function
+    itself, named as on that line."""
+    called = re.match(r"(\w+)\(\) missing \d+ required positional argument", str(error))
+    frames = traceback.extract_tb(error.__traceback__)
+    line = (frames[-1].line or "") if frames else ""
+    if called is None:
+        return MISSING_VALUES
+    name = called.group(1)
+    outer = re.search(rf"\b(\w+)\(\s*{re.escape(name)}\(\s*\)\s*[,)]", line)
+    if outer is None:
+        return MISSING_VALUES
+    given = outer.group(1)
+    return (
+        f"{MISSING_VALUES} To pass {name} itself to {given}, write its name without brackets: "
+        f"{given}({name}), not {given}({name}())."
+    )
 
 
 def _function_instance_in(error: BaseException) -> str:

@@ -13,6 +13,7 @@ NUDGE_CASES = [
     "my_nudge runs and gives back one number",
     "x³ at x = 3, nudge h = 0.1",
     "x² at x = -1, nudge h = 0.25",
+    "x³ at x = 3, nudge h = 1",
 ]
 
 
@@ -35,7 +36,7 @@ def first_problem(fn):
 def test_the_one_line_answer_passes():
     check = check_nudge(named(lambda f, x, h: (f(x + h) - f(x - h)) / (2 * h)))
     assert check.ok and [c.name for c in check.cases] == NUDGE_CASES
-    assert str(check).splitlines()[0] == "my_nudge: all 3 checks passed. Well done!"
+    assert str(check).splitlines()[0] == "my_nudge: all 4 checks passed. Well done!"
 
 
 def test_the_course_central_difference_passes_the_beginner_check():
@@ -58,7 +59,7 @@ def test_equivalent_right_answers_pass(body):
 def test_the_starter_placeholder_is_named_and_the_answer_waits_in_the_hints():
     check = check_nudge(named(lambda f, x, h: ...))
     first = check.first_failure
-    assert [c.passed for c in check.cases] == [False, False, False]
+    assert [c.passed for c in check.cases] == [False, False, False, False]
     assert first.got == "... (the placeholder)" and "Replace the ..." in first.fix
     assert "(2 * h)" not in str(check)  # the line itself is hint 3, not the first verdict
     assert "return (f(x + h) - f(x - h)) / (2 * h)" in str(check.hint(3))
@@ -121,7 +122,7 @@ def test_an_unrecognised_wrong_number_gets_the_idea_in_words():
 
 def test_a_hard_coded_answer_passes_the_cube_but_not_the_square():
     check = check_nudge(named(lambda f, x, h: 27.01))
-    assert [c.passed for c in check.cases] == [True, True, False]
+    assert [c.passed for c in check.cases] == [True, True, False, False]
     first = check.first_failure
     assert first.got == "27.01" and "write the answer in as a number" in first.fix
     assert first.expected.startswith("-2  ")
@@ -148,7 +149,7 @@ def test_an_error_on_the_square_only_is_reported_under_the_square():
         return (f(x + h) - f(x - h)) / (2 * h)
 
     check = check_nudge(named(body))
-    assert [c.passed for c in check.cases] == [True, True, False]
+    assert [c.passed for c in check.cases] == [True, True, False, True]
     assert check.first_failure.got == "my_nudge stopped with an error: ValueError: negative"
 
 
@@ -158,7 +159,7 @@ def test_a_typo_shows_the_error_without_the_answer():
 
     check = check_nudge(my_nudge)
     first = check.first_failure
-    assert [c.passed for c in check.cases] == [False, False, False]
+    assert [c.passed for c in check.cases] == [False, False, False, False]
     assert first.got == "my_nudge stopped with an error: NameError: name 'hh' is not defined"
     assert "(2 * h)" not in first.fix
 
@@ -214,7 +215,7 @@ def test_passing_something_other_than_the_function_says_what_was_passed_and_what
 
 def test_a_partial_or_lambda_is_called_my_nudge():
     fn = functools.partial(lambda f, x, h: (f(x + h) - f(x - h)) / (2 * h))
-    assert str(check_nudge(fn)).startswith("my_nudge: all 3 checks passed")
+    assert str(check_nudge(fn)).startswith("my_nudge: all 4 checks passed")
 
 
 @pytest.mark.parametrize("level", [0, 1, 2, 3, 7, -1, "two", True])
@@ -254,7 +255,7 @@ def test_f_dot_apply_is_explained_as_f_already_being_the_step():
 
 def test_missing_brackets_fail_both_examples_not_one_by_coincidence():
     check = check_nudge(lambda f, x, h: f(x + h) - f(x - h) / (2 * h))
-    assert [c.passed for c in check.cases] == [True, False, False]
+    assert [c.passed for c in check.cases] == [True, False, False, False]
 
 
 def test_a_stray_comma_after_the_return_line_is_named():
@@ -268,3 +269,21 @@ def test_a_stray_comma_after_the_return_line_is_named():
 def test_one_number_in_square_brackets_is_asked_for_alone():
     first = first_problem(named(lambda f, x, h: [(f(x + h) - f(x - h)) / (2 * h)]))
     assert first.got == "a list of 1 thing" and "square brackets" in first.fix
+
+
+def test_an_h_written_in_is_caught_where_the_size_of_the_nudge_matters():
+    """For x² the both-ways nudge is exact at any h, so a my_nudge that uses 0.1 whatever h
+    it is given passes x² and x³ with h = 0.1; x³ with h = 1 (28, not 27.01) tells them apart,
+    and the verdict says what the two calls gave back."""
+    check = check_nudge(named(lambda f, x, h: (f(x + 0.1) - f(x - 0.1)) / (2 * 0.1)))
+    assert not check.ok
+    assert [(c.name, c.mark) for c in check.cases][1:] == [
+        ("x³ at x = 3, nudge h = 0.1", "✓"),
+        ("x² at x = -1, nudge h = 0.25", "✓"),
+        ("x³ at x = 3, nudge h = 1", "✗"),
+    ]
+    first = check.first_failure
+    assert first.expected.startswith("28  ") and first.got == "27.01"
+    assert first.fix.startswith(
+        "my_nudge gave back the same number, 27.01, for h = 0.1 and for h = 1:"
+    )

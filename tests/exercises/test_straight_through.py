@@ -269,3 +269,30 @@ def test_returning_x_in_a_fresh_kernel_names_the_missing_x():
 
 def test_a_correct_backward_beside_a_notebook_x_still_passes():
     assert check_straight_through(notebook_round("grad_out", x=NOTEBOOK_X)).ok
+
+
+def test_a_forward_that_saves_x_is_not_told_ctx_keeps_no_tensor():
+    """MyRound's backward needs nothing from forward: x saved with ctx.save_for_backward is a
+    tensor ctx keeps, and the check says so from what forward saved."""
+    check = check_straight_through(my_round(lambda ctx, grad_out: grad_out, saves=True))
+    assert not check.ok
+    assert [c.mark for c in check.cases] == ["✓", "✓", "✓", "✗"]
+    first = check.first_failure
+    assert first.name == ROUND_CASES[3]
+    assert first.got == "forward saved x with ctx.save_for_backward"
+    assert "needs nothing from forward" in first.fix and "ctx.save_for_backward" in first.fix
+
+
+def test_a_forward_that_saves_another_tensor_is_told_how_many_it_saved():
+    class SavesTwo(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x * 1, x * 2)
+            return torch.round(x)
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            return grad_out
+
+    first = round_problem(SavesTwo)
+    assert first.got == "forward saved 2 tensors with ctx.save_for_backward"

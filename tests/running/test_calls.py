@@ -1,12 +1,14 @@
 """calls: runs broken learner Functions without crashing and without side effects."""
 
+import linecache
 import math
 
 import pytest
 import torch
 
 from lessons_lib import Clamp, Cube, RoundSTE
-from lessons_lib.running import engine_run, run_function, vjp
+from lessons_lib.running import Failure, engine_run, run_function, vjp
+from lessons_lib.watch import watching
 
 X = torch.tensor([-1.5, 0.0, 2.0], dtype=torch.float64)
 
@@ -127,3 +129,32 @@ def test_a_caller_under_no_grad_still_gets_the_graph_and_its_gradients():
         assert engine_run(Cube, (x,)).grads[0].item() == 12.0
         assert run_function(Cube, (x,)).grads[0].item() == 12.0
         assert not torch.is_grad_enabled()  # and the caller's mode is left as it was
+
+
+def test_the_line_named_for_an_error_is_the_learners_not_the_courses_wrapper():
+    """An error that passed through the course's own code (watch.py's counting apply) names
+    the last line of the learner's code it came through."""
+    source = "def cube_grad(x):\n    return torch.func.grad(lambda t: Cube.apply(t).sum())(x)\n"
+    linecache.cache["<cell-func-grad>"] = (len(source), None, source.splitlines(True), "")
+    namespace = {"torch": torch, "Cube": Cube}
+    exec(compile(source, "<cell-func-grad>", "exec"), namespace)
+    with watching(Cube), pytest.raises(RuntimeError) as raised:
+        namespace["cube_grad"](torch.tensor([1.0, 2.0]))
+    failure = Failure.of("cube_grad", raised.value)
+    assert failure.line == "return torch.func.grad(lambda t: Cube.apply(t).sum())(x)"
+
+
+def test_run_records_which_inputs_forward_saved_itself():
+    class SavesX(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x, x * 2)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            return grad_out
+
+    run = run_function(SavesX, (X,))
+    assert (run.saved, run.saved_inputs) == (2, [0])
+    assert (run_function(Cube, (X,)).saved_inputs, run_function(RoundSTE, (X,)).saved) == ([0], 0)

@@ -305,10 +305,16 @@ def fix_for_error(error: Exception, usage: Usage) -> tuple[str, str]:
             "condition.",
             "",
         )
-    where = f" ({failure.line})" if failure.line else ""
+    if failure.line:
+        where = f"Read the error above: it came through your line `{failure.line}`; fix that line."
+    else:
+        where = (
+            "Read the error above: it was raised outside your code, and the traceback passes "
+            "through no line of your own code."
+        )
     return (
-        f"Read the error above and fix the line it names{where}. Every kind of input here is "
-        "ordinary, so cube_grad should handle it without special cases.",
+        f"{where} Every kind of input here is ordinary, so cube_grad should handle it "
+        "without special cases.",
         "",
     )
 

@@ -20,7 +20,7 @@ from lessons_lib.exercises.clamp.judging import (
     splits_at_the_edges,
     verdict,
 )
-from lessons_lib.exercises.clamp.observe import Outcome, run, uneven
+from lessons_lib.exercises.clamp.observe import Outcome, all_different, repeated, run
 from lessons_lib.exercises.clamp.words import (
     EDGE_BUGS,
     EDGE_HINT_CALL,
@@ -160,9 +160,20 @@ def _edge_fix_for_correct(
     )
 
 
+def _what_repeats(grad_out: torch.Tensor) -> str:
+    """Which numbers of the grad_out backward received more than one point shares."""
+    if grad_out.numel() == 1:
+        return "a single number"
+    if len(set(grad_out.flatten().tolist())) == 1:
+        return "one number repeated"
+    values = [f"{v:g}" for v in repeated(grad_out)]
+    named = values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
+    return f"in which {named} {'is' if len(values) == 1 else 'are'} repeated"
+
+
 def _edge_uneven_case(outcome: Outcome) -> Case:
     expected = "an upstream gradient with a different number for each point"
-    if any(uneven(g) for g in outcome.grad_outs):
+    if any(all_different(g) for g in outcome.grad_outs):
         return Case(EDGE_UNEVEN, True)
     if not outcome.grad_outs and outcome.error is not None:
         return Case.not_checked(EDGE_UNEVEN, "your test raised an error before any backward ran")
@@ -177,12 +188,11 @@ def _edge_uneven_case(outcome: Outcome) -> Case:
             EDGE_READ["choose"],
         )
     last = outcome.grad_outs[-1]
-    repeated = "a single number" if last.numel() == 1 else "one number repeated"
     return Case(
         EDGE_UNEVEN,
         False,
         expected,
-        f"backward got grad_out = {numbers(last)}, {repeated}",
+        f"backward got grad_out = {numbers(last)}, {_what_repeats(last)}",
         "Give each point its own upstream gradient, all different, such as "
         "torch.tensor([10.0, 20.0, 30.0, 40.0]) for four points. Then each number of x.grad "
         "shows which upstream gradient it came from, and a backward that gives back 1 "

@@ -96,6 +96,18 @@ def uneven(t: torch.Tensor) -> bool:
     return flat.numel() > 1 and bool((flat != flat[0]).any())
 
 
+def all_different(t: torch.Tensor) -> bool:
+    """A different number at every point: each element of x.grad shows which it came from."""
+    flat = t.flatten().tolist()
+    return len(flat) > 1 and len(set(flat)) == len(flat)
+
+
+def repeated(t: torch.Tensor) -> list[float]:
+    """The numbers that occur more than once in t, in the order they first occur."""
+    flat = t.flatten().tolist()
+    return [v for i, v in enumerate(flat) if flat.index(v) == i and flat.count(v) > 1]
+
+
 @contextlib.contextmanager
 def _observing(fn: type[Function], outcome: Outcome, skip_gradcheck: bool = True) -> Iterator:
     """Record what fn's apply receives, and what its backward receives and gives back."""

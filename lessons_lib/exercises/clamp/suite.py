@@ -99,10 +99,12 @@ def run_my_checks(my_checks: object = MISSING, fn: object = MISSING) -> str:
     if function is None:
         return wrong_argument("run_my_checks", fn, "a Function class second", call)
     fn = function
+    name = learners_name(my_checks)  # the function run, by its own name (a lambda has none)
+    who = name if name.isidentifier() else "my_checks"
     outcome = run(my_checks, fn)
     if not outcome.found:
-        return f"my_checks found nothing wrong with {fn.__name__}"
-    return f"{describe(outcome, 'my_checks')} (run on {fn.__name__})"
+        return f"{who} found nothing wrong with {fn.__name__}"
+    return f"{describe(outcome, who)} (run on {fn.__name__})"
 
 
 def _fix_for_correct(

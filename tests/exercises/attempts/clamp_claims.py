@@ -204,16 +204,22 @@ def quoted_numbers(ctx: Context) -> list[str]:
 
 
 def repeated_grad_out(ctx: Context) -> list[str]:
-    """ "grad_out = [..], one number repeated / a single number" describes that grad_out."""
+    """ "grad_out = [..], one number repeated / a single number / in which v (and w) are
+    repeated" describes that grad_out: the numbers named are exactly those it repeats."""
     false = []
-    for said, kind in re.findall(
-        r"grad_out = (\[[^\]]*\]), (one number repeated|a single number)", ctx.verdict.problem_block
+    for said, kind, named in re.findall(
+        r"grad_out = (\[[^\]]*\]), (one number repeated|a single number|in which (.+?) (?:is|are) "
+        r"repeated)",
+        ctx.verdict.problem_block,
     ):
         values = said.strip("[]").split(", ")
         if kind == "a single number" and len(values) != 1:
             false.append(f"called {said} a single number")
         if kind == "one number repeated" and (len(values) < 2 or len(set(values)) != 1):
             false.append(f"called {said} one number repeated")
+        twice = {v for v in values if values.count(v) > 1}
+        if named and set(re.split(r", | and ", named)) != twice:
+            false.append(f"said {named} repeated in {said}")
     return false
 
 

@@ -80,19 +80,11 @@ def _all_different(t: torch.Tensor) -> bool:
     return len(flat) > 1 and len(set(flat)) == len(flat)
 
 
-def _one_value(t: torch.Tensor) -> bool:
-    return len(set(t.flatten().tolist())) == 1
-
-
 def own_uneven_grad_out(facts: Facts) -> bool | None:
-    """The test sent backward a grad_out whose numbers all differ (one value repeated, or a
-    single number, is not; some equal and some not is undecidable)."""
+    """The test sent backward a grad_out whose numbers all differ, a different number for
+    each point (one value repeated, some repeated, or a single number, is not)."""
     sent = [b.grad_out for b in facts.course.own_grad_outs()]
-    if any(_all_different(g) for g in sent):
-        return True
-    if all(_one_value(g) for g in sent):
-        return False
-    return None
+    return any(_all_different(g) for g in sent)
 
 
 def asserts_uneven_negative(facts: Facts) -> bool | None:

@@ -6,6 +6,7 @@ and against the learner's source, read with ast."""
 import ast
 import contextlib
 import re
+import traceback
 
 import torch
 
@@ -115,6 +116,16 @@ def _numbers(value) -> list[float] | None:
     return flat(value)
 
 
+def _no_line_of_theirs(found, a) -> bool:
+    """ "the traceback passes through no line of your own code": some call raised, and no
+    frame of its traceback is in the attempt's own file."""
+    errors = [c.raised_error for c in _calls(a) if c.raised_error is not None]
+    own = getattr(getattr(a.learner, "__code__", None), "co_filename", None)
+    return bool(errors) and any(
+        all(f.filename != own for f in traceback.extract_tb(e.__traceback__)) for e in errors
+    )
+
+
 CUBE_GRAD_CLAIMS = [
     YOU_PASSED,
     claim(
@@ -122,6 +133,16 @@ CUBE_GRAD_CLAIMS = [
         r"it raised (?P<kind>\w+): (?P<message>.+?)(?:, raised by PyTorch in your line `(?P<line>[^`]*)`)?$",
         _raised,
         lambda found, a: "raised: " + "; ".join(str(c.raised) for c in _calls(a) if c.raised),
+    ),
+    claim(
+        "it came through your line <line>",
+        r"it came through your line `(?P<line>[^`]*)`",
+        lambda found, a: _source_has(a, found["line"]),
+    ),
+    claim(
+        "the traceback passes through no line of your own code",
+        r"the traceback passes through no line of your own code",
+        _no_line_of_theirs,
     ),
     claim(
         "no error; it returned <value>",

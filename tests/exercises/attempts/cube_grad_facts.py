@@ -1,8 +1,9 @@
 """What a learner's cube_grad does, and the oracles for check_cube_grad's cases.
 
 Each case's property, as its name and expected line say: for its kind of input, cube_grad
-gives back a tensor of x's shape and dtype equal to 3x² (the gradient of the sum of x³), and
-leaves the caller's x alone (its values, requires_grad and .grad; for a non-leaf, the .grad
+gives back a tensor of x's shape equal to 3x² (the gradient of the sum of x³), of x's dtype
+on the lines that name a dtype (float32, float64; on the others a float tensor of another
+dtype counts by its values), and leaves the caller's x alone (its values, requires_grad and .grad; for a non-leaf, the .grad
 of what it was made from); an integer tensor gets a TypeError or ValueError whose message
 says float; the learner's own Cube's backward ran; that Cube multiplies by grad_out.
 RIGHT: every property holds.
@@ -170,11 +171,16 @@ def cube_grad_facts(fn) -> CubeGradFacts:
     return facts
 
 
-def gives_gradient(c: Call) -> bool:
+DTYPE_CASES = ("a float32 tensor", "a float64 tensor")
+
+
+def gives_gradient(c: Call, dtype: bool = True) -> bool:
+    """3x² in x's shape; in x's dtype too when `dtype`, else any float dtype."""
     got, x = c.result, c.x
     if c.raised or not isinstance(got, torch.Tensor):
         return False
-    if got.shape != x.shape or got.dtype != x.dtype:
+    kind = got.dtype == x.dtype or (not dtype and got.is_floating_point())
+    if got.shape != x.shape or not kind:
         return False
     return torch.allclose(got.double(), 3 * x.double() ** 2, rtol=1e-5, atol=1e-6)
 
@@ -190,7 +196,10 @@ def refuses_integers(c: Call) -> bool:
 
 
 def cube_grad_case_oracles(facts: CubeGradFacts) -> dict[str, bool | None]:
-    found = {n: gives_gradient(c) and leaves_x_alone(c) for n, c in facts.calls.items()}
+    found = {
+        n: gives_gradient(c, dtype=n in DTYPE_CASES) and leaves_x_alone(c)
+        for n, c in facts.calls.items()
+    }
     found[INTEGER] = refuses_integers(facts.integer)
     found[USES_CUBE] = facts.usage is not None and facts.usage.backward > 0
     found[CHAIN] = bool(facts.chain)

@@ -36,6 +36,7 @@ class FunctionFacts:
     output: object = None  # forward's result through apply, detached
     saved: tuple | None = None  # ctx.saved_tensors after forward (None: could not read)
     saved_count: int = 0
+    saved_x: bool = False  # x itself (the tensor forward received) is among the saved
     ctx_tensors: list[str] = field(default_factory=list)  # tensors kept as ctx attributes
     x_changed_by_forward: bool = False
     backward_raised: Raised | None = None
@@ -95,6 +96,7 @@ def _record(cls: type, x_values, grad_out_values, dtype) -> FunctionFacts:
     try:
         saved = node.saved_tensors
         facts.saved, facts.saved_count = tuple(s.detach().clone() for s in saved), len(saved)
+        facts.saved_x = any(s is x for s in saved)
     except Exception:
         facts.saved = None
     grad_out = facts.grad_out.clone()

@@ -1,6 +1,6 @@
 """check_nudge's claim-checkers: what my_nudge gave back, raised or never did, and which
 usual slip its number comes from, verified on the examples the test ran itself (NudgeFacts:
-x³ at 3, x² at -1 and sin at 0.7). A slip is verified on all three examples, so a number
+x³ at 3, x² at -1, x³ at 3 with h = 1 and sin at 0.7). A slip is verified on all three examples, so a number
 that matches a slip on x³ by coincidence is caught."""
 
 import math
@@ -8,7 +8,7 @@ import re
 
 from tests.exercises.attempts.claims import YOU_PASSED, claim
 from tests.exercises.attempts.function_facts import describe
-from tests.exercises.attempts.nudge_facts import CUBE, EXAMPLES, SQUARE, right_at
+from tests.exercises.attempts.nudge_facts import CUBE, EXAMPLES, SQUARE, WIDE, right_at
 
 
 def _on_cube(a):
@@ -46,7 +46,7 @@ def _got(found, a) -> bool | None:
     if not re.fullmatch(r"-?[\d.e+-]+|nan|inf|-inf", text):
         return None
     said = float(text)
-    numbers = [a.facts.number(CUBE), a.facts.number(SQUARE)]
+    numbers = [a.facts.number(CUBE), a.facts.number(SQUARE), a.facts.number(WIDE)]
     return any(
         n is not None and (n == said or _close(n, said) or f"{n:.10g}" == text) for n in numbers
     )
@@ -204,6 +204,24 @@ NUDGE_CLAIMS = [
         "passed the first example but not this one",
         r"my_nudge passed the first example but not this one",
         lambda found, a: right_at(a.facts, CUBE) and not right_at(a.facts, SQUARE),
+    ),
+    claim(
+        "gave back the same number, <n>, for h = 0.1 and for h = 1",
+        r"my_nudge gave back the same number, (?P<n>\S+), for h = 0\.1 and for h = 1:",
+        lambda found, a: (
+            _close(a.facts.number(CUBE), float(found["n"]))
+            and _close(a.facts.number(WIDE), float(found["n"]))
+        ),
+        lambda found, a: (
+            f"it gave {a.facts.number(CUBE)} for h = 0.1, {a.facts.number(WIDE)} for 1"
+        ),
+    ),
+    claim(
+        "passed the small nudges but not h = 1",
+        r"my_nudge passed the small nudges but not h = 1",
+        lambda found, a: (
+            right_at(a.facts, CUBE) and right_at(a.facts, SQUARE) and not right_at(a.facts, WIDE)
+        ),
     ),
     claim(
         '"got:" <the number my_nudge gave back>',

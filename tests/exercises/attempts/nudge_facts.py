@@ -1,7 +1,8 @@
 """What a learner's my_nudge does, and the oracles for check_nudge's cases.
 
 RIGHT, for my_nudge: called as my_nudge(f, x, h) with x a one-number float64 tensor, on x³ at
-3 (h = 0.1, the check's first example), x² at -1 (h = 0.25, its second) and sin at 0.7
+3 (h = 0.1, the check's first example), x² at -1 (h = 0.25, its second), x³ at 3 again with
+h = 1 (its third, where the size of h changes the answer: 28, not 27.01) and sin at 0.7
 (h = 0.01), it gives back one finite number (a Python int or float, or a one-number real
 tensor; not a bool) equal to the central difference (f(x + h) - f(x - h)) / (2h), to a
 relative 1e-9.
@@ -37,8 +38,9 @@ class Example:
 
 CUBE = Example("x³", lambda t: t**3, 3.0, 0.1)
 SQUARE = Example("x²", lambda t: t**2, -1.0, 0.25)
+WIDE = Example("x³, h = 1", lambda t: t**3, 3.0, 1.0)
 SINE = Example("sin", torch.sin, 0.7, 0.01)
-EXAMPLES = (CUBE, SQUARE, SINE)
+EXAMPLES = (CUBE, SQUARE, WIDE, SINE)
 
 
 @dataclass
@@ -129,6 +131,7 @@ def nudge_case_oracles(facts: NudgeFacts) -> dict[str, bool | None]:
         "my_nudge runs and gives back one number": runs(facts),
         "x³ at x = 3, nudge h = 0.1": right_at(facts, CUBE),
         "x² at x = -1, nudge h = 0.25": right_at(facts, SQUARE),
+        "x³ at x = 3, nudge h = 1": right_at(facts, WIDE),
     }
 
 

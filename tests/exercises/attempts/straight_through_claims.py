@@ -47,6 +47,15 @@ def _own_x(found, a) -> bool:
     return tensor is not None and close(one(probe(a)), tensor)
 
 
+def _saved(found, a) -> bool:
+    """ "forward saved x (or <n> tensors) with ctx.save_for_backward": what the node held
+    before backward ran, x meaning the very tensor forward received."""
+    p = probe(a)
+    if found["what"] == "x":
+        return p.saved_count == 1 and p.saved_x
+    return p.saved_count == int(found["count"]) and not (p.saved_count == 1 and p.saved_x)
+
+
 ROUND_CLAIMS = [
     YOU_PASSED,
     *function_claims(torch.round),
@@ -108,6 +117,12 @@ ROUND_CLAIMS = [
         "backward used the name <name>, which does not exist inside it",
         r"backward used the name (?P<name>\w+), which does not exist inside it",
         _not_defined,
+    ),
+    claim(
+        "forward saved x (or <n> tensors) with ctx.save_for_backward",
+        r"forward saved (?P<what>x|(?P<count>\d+) tensors?) with ctx\.save_for_backward",
+        _saved,
+        lambda found, a: f"saved: {probe(a).saved_count}, x among them: {probe(a).saved_x}",
     ),
     claim(
         "(the notebook's own <name>) after the value backward gave back",

@@ -3,7 +3,8 @@
 RIGHT, for MyRound: on the check's probe (float32) and a second probe (float64) forward
 gives back a tensor of x's shape and dtype equal to torch.round(x); backward's own return is
 one tensor (alone or in a 1-tuple) of x's shape and dtype equal to grad_out; nothing is
-changed in place (x, grad_out) and no tensor is kept as a ctx attribute. The straight-through
+changed in place (x, grad_out) and ctx keeps no tensor, neither as an attribute nor saved
+with ctx.save_for_backward (backward needs nothing from forward). The straight-through
 estimator is a surrogate, so gradcheck does not apply.
 """
 
@@ -77,10 +78,11 @@ def passes_on(p: FunctionFacts) -> bool | None:
 
 
 def leaves_alone(p: FunctionFacts) -> bool | None:
-    """x and grad_out unchanged, no tensor on ctx, x's dtype out of forward and backward."""
+    """x and grad_out unchanged, no tensor on ctx (as an attribute or saved), x's dtype out of
+    forward and backward."""
     if not isinstance(p.output, torch.Tensor):
         return None
-    if p.x_changed_by_forward or p.ctx_tensors or p.output.dtype != p.x.dtype:
+    if p.x_changed_by_forward or p.ctx_tensors or p.saved_count or p.output.dtype != p.x.dtype:
         return False  # forward alone already breaks it
     grad = one_gradient(p)
     if grad is None:
@@ -92,7 +94,8 @@ def is_right(facts: RoundFacts) -> bool:
     for p in facts.probes:
         grad = one_gradient(p)
         changed = p.x_changed_by_forward or p.grad_out_changed or p.x_changed_by_backward
-        if not rounds(p) or grad is None or not passes_on(p) or changed or p.ctx_tensors:
+        kept = p.ctx_tensors or p.saved_count
+        if not rounds(p) or grad is None or not passes_on(p) or changed or kept:
             return False
         if p.output.dtype != p.x.dtype or grad.dtype != p.x.dtype:
             return False

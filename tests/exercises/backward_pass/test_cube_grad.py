@@ -311,3 +311,31 @@ def test_a_cube_passed_for_cube_grad_is_named_in_one_line_that_asks_for_the_func
         assert not check.ok and not check.cases and check.first_failure is None
         assert str(check) == f"check_cube_grad: you passed {named}; {wants}"
     assert str(check_cube_grad(3)) == f"check_cube_grad: you passed the number 3; {wants}"
+
+
+UPCAST = """
+def cube_grad(x):
+    if not x.is_floating_point():
+        raise TypeError("cube_grad needs a floating-point tensor")
+    copy = x.detach().double().requires_grad_(True)
+    with torch.enable_grad():
+        (grad,) = torch.autograd.grad(Cube.apply(copy).sum(), copy)
+    return grad
+"""
+
+
+def test_a_changed_dtype_fails_the_dtype_line_not_the_lines_about_other_properties():
+    """A cube_grad that gives back float64 for float32 leaves the caller's tensor alone, works
+    on a non-leaf and inside torch.no_grad(): only the line about float32 fails, for its dtype."""
+    check = check_cube_grad(learner(UPCAST))
+    assert failed(check) == ["a float32 tensor"]
+    for name in (
+        "a tensor that requires grad is left alone",
+        "a non-leaf (the result of other steps)",
+        NO_GRAD,
+        "1-d values",
+    ):
+        assert next(c for c in check.cases if c.name == name).mark == "✓"
+    first = check.first_failure
+    assert "dtype=torch.float64" in first.got
+    assert first.fix.startswith("Keep the dtype of x (torch.float32)")

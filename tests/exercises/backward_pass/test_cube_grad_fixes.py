@@ -1,7 +1,10 @@
 """The fix check_cube_grad gives for each wrong value, wrong result, None and error learners'
 cube_grads produce: one test per wrong answer learners write."""
 
+import functools
+
 import pytest
+import torch
 
 from lessons_lib import Cube, cube_grad
 from lessons_lib.exercises.backward_pass.cube_grad import check_cube_grad
@@ -360,3 +363,25 @@ def test_switching_the_callers_requires_grad_off_is_not_called_switching_it_on()
     case = check_cube_grad(switches_off).cases[8]
     assert (case.expected, case.got) == ("x.requires_grad stays True", "x.requires_grad = False")
     assert case.fix.startswith("cube_grad switched off requires_grad on the caller's own tensor")
+
+
+def test_an_error_through_the_courses_own_code_names_the_learners_line_not_the_courses():
+    """torch.func.grad refuses a Cube without setup_context; the error passes through the
+    course's counting wrapper of Cube.apply, but the line named is the learner's own."""
+    first = problem(
+        """
+def cube_grad(x):
+    return torch.func.grad(lambda t: Cube.apply(t).sum())(x)
+"""
+    )
+    assert "setup_context" in first.got
+    assert "apply(*args, **kwargs)" not in first.fix
+    assert "`return torch.func.grad(lambda t: Cube.apply(t).sum())(x)`" in first.fix
+
+
+def test_an_error_that_passed_through_no_line_of_the_learners_says_so():
+    candidate = functools.partial(torch.func.grad(Cube.apply))  # no line of its own runs
+    first = check_cube_grad(candidate).first_failure
+    assert "setup_context" in first.got
+    assert "the traceback passes through no line of your own code" in first.fix
+    assert "fix the line it names" not in first.fix

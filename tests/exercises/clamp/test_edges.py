@@ -199,3 +199,25 @@ def test_integer_points_in_part_1_are_told_to_write_a_decimal_point():
     assert first.name == EDGE_NAMES[1]
     assert "Only Tensors of floating point" in first.got
     assert "write -1.0, not -1 (or torch.tensor([...], dtype=torch.float32))" in first.fix
+
+
+@pytest.mark.parametrize(
+    ("grad_out", "got"),
+    [
+        (
+            [10.0, 20.0, 20.0, 10.0],
+            "backward got grad_out = [10, 20, 20, 10], in which 10 and 20 are repeated",
+        ),
+        ([1.0, 1.0, 1.0, 5.0], "backward got grad_out = [1, 1, 1, 5], in which 1 is repeated"),
+    ],
+    ids=["two-repeated", "one-repeated"],
+)
+def test_a_grad_out_with_a_repeated_number_is_not_one_of_its_own_for_each_point(grad_out, got):
+    """Each point gets its own upstream gradient only when every number differs: a repeated
+    one is named, as backward received it."""
+    points = [-0.5, 0.001, 0.999, 1.5]
+    expected = [g * (0 < p < 1) for p, g in zip(points, grad_out, strict=True)]
+    uneven = check_edge_test(edge_test_with(points, grad_out, expected)).cases[-1]
+    assert uneven.name == "sends each point its own upstream gradient"
+    assert (uneven.mark, uneven.got) == ("✗", got)
+    assert uneven.expected == "an upstream gradient with a different number for each point"

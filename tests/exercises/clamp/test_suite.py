@@ -90,9 +90,9 @@ def test_a_sum_backward_suite_misses_the_dropped_grad_out_and_catches_the_in_pla
 
 
 def test_run_my_checks_says_what_one_run_found():
-    assert run_my_checks(forward_only, Clamp01) == "my_checks found nothing wrong with Clamp01"
+    assert run_my_checks(forward_only, Clamp01) == "forward_only found nothing wrong with Clamp01"
     found = run_my_checks(reference_checks, CATALOGUE[1].make())
-    assert found.startswith("my_checks raised GradcheckError: ")
+    assert found.startswith("reference_checks raised GradcheckError: ")
     assert found.endswith("(run on DropsGradOut)")
     assert run_my_checks(Clamp01, forward_only) == (
         "run_my_checks: you passed the Function class Clamp01; run_my_checks wants your "
@@ -355,3 +355,15 @@ def test_a_property_test_of_forward_only_does_not_earn_the_property_tick():
 def test_a_property_test_that_runs_backward_but_asserts_nothing_is_told_backward_ran():
     prop = case(check_my_checks(full_suite_with(SIGNED, "unasserted")), PROPERTY)
     assert not prop.passed and "(backward ran in it)" in prop.got
+
+
+def test_run_my_checks_names_the_function_it_ran_whatever_its_name():
+    def b4(Clamp01Candidate):
+        pass
+
+    writes = next(bug for bug in CATALOGUE if bug.key == "writes-grad-out").make()
+    assert run_my_checks(b4, writes) == f"b4 found nothing wrong with {writes.__name__}"
+    assert "my_checks" not in run_my_checks(reference_checks, writes)
+    # A lambda has no name of its own: the task's name stands for it, as in check_my_checks.
+    said = run_my_checks(lambda Clamp01Candidate: None, Clamp01)
+    assert said == "my_checks found nothing wrong with Clamp01"
