@@ -27,7 +27,6 @@ from lessons_lib.doctor.findings import Finding
 from lessons_lib.doctor.non_finite import trace_non_finite
 from lessons_lib.doctor.samples import Sample, transposable, upstream_gradient
 from lessons_lib.doctor.surrogates import bump_peak, jump_of, shape_of
-from lessons_lib.exercises.backward_pass.reading import backward_of, outside_tensors
 from lessons_lib.running import (
     SCALE,
     EngineRun,
@@ -36,6 +35,7 @@ from lessons_lib.running import (
     differentiable,
     ones_upstream,
 )
+from lessons_lib.running.reading import backward_of, outside_tensors
 
 if TYPE_CHECKING:  # the examination passes itself in; importing it here would be circular
     from lessons_lib.doctor.record import Record

@@ -11,11 +11,11 @@ from dataclasses import replace
 import torch
 
 from lessons_lib.exercises import straight_through_words as words
-from lessons_lib.exercises.backward_pass.reading import backward_of, outside_tensors
 from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
 from lessons_lib.exercises.one_gradient import one_gradient_case
 from lessons_lib.running import Run, as_function, plain, run_function
 from lessons_lib.running.arguments import MISSING
+from lessons_lib.running.reading import backward_of, outside_tensors
 from lessons_lib.running.words import untracked
 
 # Uneven on purpose: a backward that ignores grad_out cannot match it by luck.

@@ -19,11 +19,11 @@ from lessons_lib.exercises.backward_pass.cube_words import (
     READ_BEGINNER,
     WANTED,
 )
-from lessons_lib.exercises.backward_pass.reading import backward_of, outside_tensors
 from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
 from lessons_lib.exercises.one_gradient import one_gradient_case
 from lessons_lib.running import Run, as_function, plain, run_function
 from lessons_lib.running.arguments import MISSING
+from lessons_lib.running.reading import backward_of, outside_tensors
 from lessons_lib.running.words import untracked
 
 # The upstream gradient starts with 10, the later step of the notebook's demonstration;

@@ -31,7 +31,6 @@ from lessons_lib.exercises.backward_pass.cube_grad_words import (
     WANTED,
     cube_grad_hints,
 )
-from lessons_lib.exercises.backward_pass.reading import raised_where
 from lessons_lib.exercises.base import Case, ExerciseCheck, contained, learners_name, refused
 from lessons_lib.functions import Cube
 from lessons_lib.running import (
@@ -41,6 +40,7 @@ from lessons_lib.running import (
     short,
 )
 from lessons_lib.running.arguments import MISSING, what_was_passed
+from lessons_lib.running.reading import raised_where
 from lessons_lib.watch import Usage, watching
 
 

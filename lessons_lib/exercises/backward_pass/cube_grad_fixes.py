@@ -26,14 +26,14 @@ from lessons_lib.exercises.backward_pass.cube_grad_words import (
     SCALAR_GRAD,
     TWICE,
 )
-from lessons_lib.exercises.backward_pass.reading import (
+from lessons_lib.running import Failure, first_line
+from lessons_lib.running.reading import (
     assignment_to,
     first_parameter,
     function_tree,
     returned,
     source_text,
 )
-from lessons_lib.running import Failure, first_line
 from lessons_lib.watch import Usage
 
 

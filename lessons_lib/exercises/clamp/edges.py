@@ -10,7 +10,6 @@ from lessons_lib.broken_clamps import (
     CORRECT,
     CorrectClamp,
 )
-from lessons_lib.exercises.backward_pass.reading import outside_tensors
 from lessons_lib.exercises.base import Case, ExerciseCheck, learners_name
 from lessons_lib.exercises.clamp.judging import (
     common_error_fix,
@@ -32,6 +31,7 @@ from lessons_lib.exercises.clamp.words import (
 )
 from lessons_lib.running import numbers, short
 from lessons_lib.running.arguments import MISSING
+from lessons_lib.running.reading import outside_tensors
 
 EDGE_CORRECT = (
     ("the course's Clamp01 (correct)", CORRECT[0]),
