@@ -481,6 +481,41 @@ def test_matmul_float32_casts_its_inputs_up_and_runs_with_autocast_off():
         torch.testing.assert_close(got, want, rtol=0.05, atol=0.1)
 
 
+def matmul_float32(a_dtype, b_dtype, under_autocast):
+    """MatMulFloat32 on ones of these dtypes, with autocast on or off: its output's dtype."""
+    a, b = torch.ones(2, 3, dtype=a_dtype), torch.ones(3, 2, dtype=b_dtype)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=under_autocast):
+        return MatMulFloat32.apply(a, b).dtype
+
+
+def test_matmul_float32_casts_only_under_autocast_and_leaves_float64_alone():
+    """The developer track's cases: cast_inputs skips float64, and does nothing outside."""
+    assert matmul_float32(torch.bfloat16, torch.float32, True) == torch.float32
+    assert matmul_float32(torch.float16, torch.bfloat16, True) == torch.float32
+    assert matmul_float32(torch.float64, torch.float64, True) == torch.float64
+    with pytest.raises(RuntimeError, match=r"same dtype, but got: float != double"):
+        matmul_float32(torch.bfloat16, torch.float64, True)  # bfloat16 cast up, float64 not
+    assert matmul_float32(torch.bfloat16, torch.bfloat16, False) == torch.bfloat16
+
+
+@pytest.mark.parametrize(("fn", "computed_in"), [(MatMul, torch.bfloat16), (MatMulFloat32, None)])
+def test_w_grad_is_float32_and_matmuls_is_computed_in_bfloat16(fn, computed_in):
+    returned = []
+
+    class Reporting(fn):
+        @staticmethod
+        def backward(ctx, grad_out):
+            grads = fn.backward(ctx, grad_out)  # under fn's own custom_bwd
+            returned.extend(g.dtype for g in grads)
+            return grads
+
+    _, _, _, _, x_grad, w_grad = autocast_run(Reporting.apply)
+    assert x_grad.dtype == w_grad.dtype == torch.float32  # autograd casts to each input's
+    assert returned == [computed_in or torch.float32] * 2
+    as_bfloat16 = torch.equal(w_grad, w_grad.bfloat16().float())  # every value a bfloat16 one
+    assert as_bfloat16 == (computed_in == torch.bfloat16)
+
+
 @pytest.mark.parametrize(("fn", "on"), [(MatMul, True), (MatMulFloat32, False)])
 def test_custom_bwd_runs_backward_in_the_autocast_state_forward_ran_in(fn, on):
     seen = []
