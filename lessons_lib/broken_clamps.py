@@ -4,8 +4,8 @@ The developer track runs gradcheck and the gradient doctor on each of them; the 
 "Check your Clamp01" runs a learner's checks on each, and on the correct ones, to see
 which bugs the checks catch. Correct means: forward is torch.clamp(x, 0, 1); the gradient
 is grad_out where 0 < x < 1 and 0 where x < 0 or x > 1; at exactly 0 and 1, where the slope
-jumps, any value between 0 and grad_out (torch 2.13's clamp passes grad_out, 2.14.1's and
-a strict mask 0).
+jumps, any value between 0 and grad_out (torch 2.13's clamp(0, 1) passes grad_out, 2.14.1's
+and a strict mask 0).
 
 Every specimen is made by a factory that returns a fresh class on each call, so that
 nothing a test does to one class (a patched method, an attribute) can leak into the next

@@ -17,7 +17,7 @@ from torch.func import grad, hessian, jacfwd, jacrev, vmap
 from lessons_lib import Clamp, Clamp01, Cube, CubeWithSetupContext, ReLUInPlace, RoundSTE, Square
 from lessons_lib.functions import ClippedSTE, FlatCube, MatMul, MatMulFloat32, SigmoidSpike
 from tests.learner_functions import masked_clamp01
-from tests.torch_conventions import CLAMP_AT_A_BOUND, torch_clamp_at_a_bound
+from tests.torch_conventions import CLAMP_AT_A_BOUND, OVERLOADS, torch_clamp_at_a_bound
 
 # Finite floats with the points where clamp and round change behaviour mixed in.
 special = st.sampled_from([0.0, 1.0, -0.0, 0.5, 1.5, 2.5, -0.5, -2.5, -1.0, 2.0])
@@ -127,7 +127,7 @@ def test_round_ste_rounds_half_to_even_and_passes_the_gradient_through(data):
 
 def expected_clamp_grad(data, lo, hi):
     """torch.clamp's gradient of a sum, except at exactly a bound: grad_out, the course's choice
-    there (torch 2.13's too; 2.14.1 passes 0: tests/torch_conventions.py)."""
+    there (torch 2.13's too; 2.14.1's number bounds pass 0: tests/torch_conventions.py)."""
     torchs = grad_of(lambda t: torch.clamp(t, lo, hi), data)
     x = torch.tensor(data, dtype=torch.float64)
     return torch.where((x == lo) | (x == hi), torch.ones_like(x), torchs)
@@ -155,11 +155,16 @@ def test_clamp_with_range_equals_torch_clamp_and_passes_grad_out_at_the_bounds(d
     )
 
 
-def test_torch_clamps_gradient_at_a_bound_is_what_the_course_says_for_this_release():
+@pytest.mark.parametrize("overload", OVERLOADS)
+def test_torch_clamps_gradient_at_a_bound_is_what_the_course_says_for_this_release(overload):
     release = ".".join(torch.__version__.split(".")[:2])
     if release not in CLAMP_AT_A_BOUND:
         pytest.skip(f"torch {release}: the course has not looked at its clamp at a bound")
-    assert torch_clamp_at_a_bound() == CLAMP_AT_A_BOUND[release]
+    assert torch_clamp_at_a_bound(overload) == CLAMP_AT_A_BOUND[release][overload]
+
+
+def test_every_overload_has_an_expectation_on_both_releases():
+    assert all(set(row) == set(OVERLOADS) for row in CLAMP_AT_A_BOUND.values())
 
 
 def test_clamp01_saves_only_a_boolean_mask():
