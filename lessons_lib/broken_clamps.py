@@ -4,8 +4,8 @@ The developer track runs gradcheck and the gradient doctor on each of them; the 
 "Check your Clamp01" runs a learner's checks on each, and on the correct ones, to see
 which bugs the checks catch. Correct means: forward is torch.clamp(x, 0, 1); the gradient
 is grad_out where 0 < x < 1 and 0 where x < 0 or x > 1; at exactly 0 and 1, where the slope
-jumps, any value between 0 and grad_out (torch 2.13's clamp passes grad_out, 2.14.1's and
-a strict mask 0).
+jumps, any value between 0 and grad_out (torch 2.13's clamp(0, 1) passes grad_out, 2.14.1's
+and a strict mask 0).
 
 Every specimen is made by a factory that returns a fresh class on each call, so that
 nothing a test does to one class (a patched method, an attribute) can leak into the next
@@ -300,16 +300,19 @@ RELU_MASK = BrokenClamp(
     relu_mask,
 )
 # And one that only an assertion on the gradient for a grad_out with negative values sees:
-# every grad_out gradcheck sends is 0 or more (one-hot rows and zeros; in fast mode, random
-# non-negative numbers), and for those grad_out.abs() is grad_out.
+# with gradcheck's default switches every grad_out it sends is 0 or more (one-hot rows and
+# zeros; in fast mode, random non-negative numbers), and for those grad_out.abs() is
+# grad_out. check_batched_grad=True sends randn ones too, but compares backward with itself.
 ABS_GRAD_OUT = BrokenClamp(
     "abs-grad-out",
     "backward returns grad_out.abs() * mask, so a negative grad_out comes back positive",
     "Send a grad_out of your own with negative values as well as positive ones, such as "
     "torch.tensor([0.5, 2.0, -1.0, 3.0]) with the -1.0 at a point inside (0, 1), and "
     "assert every number of the gradient that comes back against the rule. gradcheck cannot "
-    "see this one: every grad_out it sends is 0 or more, and for those grad_out.abs() is "
-    "grad_out itself.",
+    "see this one: with its default switches every grad_out it sends is 0 or more, and for "
+    "those grad_out.abs() is grad_out itself; check_batched_grad=True sends negative ones "
+    "too, but compares what backward gives back only with what the same backward gives "
+    "back under vmap.",
     abs_grad_out,
 )
 EXERCISE_BUGS = (*CATALOGUE, RELU_MASK, ABS_GRAD_OUT)

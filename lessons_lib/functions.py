@@ -190,15 +190,19 @@ class MatMul(Function):
     def backward(ctx, grad_out):
         a, b = ctx.saved_tensors
         # grad_out has the output's dtype, a and b their own: autocast reconciles them here
-        # as it did in forward; with autocast off, bfloat16 @ float32 raises.
+        # as it did in forward, so these products run in bfloat16 too (autograd then casts
+        # each gradient to its input's dtype); with autocast off, bfloat16 @ float32 raises.
         return grad_out @ b.T, a.T @ grad_out
 
 
 class MatMulFloat32(MatMul):
-    """a @ b that always runs in float32: under autocast, its inputs are cast up first."""
+    """a @ b in float32 under autocast: float16, bfloat16 and float32 inputs are cast first."""
 
     @staticmethod
     @custom_fwd(device_type="cpu", cast_inputs=torch.float32)  # then autocast is off inside
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return a @ b  # float32 @ float32, whatever dtype a and b arrived in
+        # Under autocast, float32 @ float32, except that the cast skips float64: two float64
+        # inputs stay float64, and float64 with any other dtype raises. Outside autocast
+        # nothing is cast: bfloat16 @ bfloat16 gives bfloat16.
+        return a @ b

@@ -272,12 +272,17 @@ def test_abs_grad_out_is_right_for_grad_outs_of_zero_or_more_and_flips_negative_
 
 
 @pytest.mark.parametrize("fast_mode", [False, True], ids=["slow", "fast"])
-def test_gradcheck_passes_abs_grad_out_in_both_modes_its_grad_outs_are_never_negative(fast_mode):
+@pytest.mark.parametrize("batched", [False, True], ids=["default", "check_batched_grad"])
+def test_gradcheck_passes_abs_grad_out_in_every_mode_negative_grad_outs_included(
+    fast_mode, batched
+):
+    """By default gradcheck's grad_outs are never negative; check_batched_grad's randn ones
+    are, but it compares backward only with itself (under vmap), so abs-grad-out passes."""
     fn = BUGS["abs-grad-out"].make()
     x = torch.tensor(POINTS, dtype=torch.float64, requires_grad=True)
-    for seed in range(5):  # fast mode draws its vectors at random: several draws
+    for seed in range(5):  # fast mode and check_batched_grad draw at random: several draws
         torch.manual_seed(seed)
-        assert gradcheck(fn.apply, (x,), fast_mode=fast_mode)
+        assert gradcheck(fn.apply, (x,), fast_mode=fast_mode, check_batched_grad=batched)
     assert gradgradcheck(fn.apply, (x,))
 
 

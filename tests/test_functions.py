@@ -17,7 +17,7 @@ from torch.func import grad, hessian, jacfwd, jacrev, vmap
 from lessons_lib import Clamp, Clamp01, Cube, CubeWithSetupContext, ReLUInPlace, RoundSTE, Square
 from lessons_lib.functions import ClippedSTE, FlatCube, MatMul, MatMulFloat32, SigmoidSpike
 from tests.learner_functions import masked_clamp01
-from tests.torch_conventions import CLAMP_AT_A_BOUND, torch_clamp_at_a_bound
+from tests.torch_conventions import CLAMP_AT_A_BOUND, OVERLOADS, torch_clamp_at_a_bound
 
 # Finite floats with the points where clamp and round change behaviour mixed in.
 special = st.sampled_from([0.0, 1.0, -0.0, 0.5, 1.5, 2.5, -0.5, -2.5, -1.0, 2.0])
@@ -127,7 +127,7 @@ def test_round_ste_rounds_half_to_even_and_passes_the_gradient_through(data):
 
 def expected_clamp_grad(data, lo, hi):
     """torch.clamp's gradient of a sum, except at exactly a bound: grad_out, the course's choice
-    there (torch 2.13's too; 2.14.1 passes 0: tests/torch_conventions.py)."""
+    there (torch 2.13's too; 2.14.1's number bounds pass 0: tests/torch_conventions.py)."""
     torchs = grad_of(lambda t: torch.clamp(t, lo, hi), data)
     x = torch.tensor(data, dtype=torch.float64)
     return torch.where((x == lo) | (x == hi), torch.ones_like(x), torchs)
@@ -155,11 +155,16 @@ def test_clamp_with_range_equals_torch_clamp_and_passes_grad_out_at_the_bounds(d
     )
 
 
-def test_torch_clamps_gradient_at_a_bound_is_what_the_course_says_for_this_release():
+@pytest.mark.parametrize("overload", OVERLOADS)
+def test_torch_clamps_gradient_at_a_bound_is_what_the_course_says_for_this_release(overload):
     release = ".".join(torch.__version__.split(".")[:2])
     if release not in CLAMP_AT_A_BOUND:
         pytest.skip(f"torch {release}: the course has not looked at its clamp at a bound")
-    assert torch_clamp_at_a_bound() == CLAMP_AT_A_BOUND[release]
+    assert torch_clamp_at_a_bound(overload) == CLAMP_AT_A_BOUND[release][overload]
+
+
+def test_every_overload_has_an_expectation_on_both_releases():
+    assert all(set(row) == set(OVERLOADS) for row in CLAMP_AT_A_BOUND.values())
 
 
 def test_clamp01_saves_only_a_boolean_mask():
@@ -479,6 +484,41 @@ def test_matmul_float32_casts_its_inputs_up_and_runs_with_autocast_off():
     assert saw == [torch.float32, torch.float32]
     for got, want in zip((x_grad, w_grad), float32_grads(), strict=True):
         torch.testing.assert_close(got, want, rtol=0.05, atol=0.1)
+
+
+def matmul_float32(a_dtype, b_dtype, under_autocast):
+    """MatMulFloat32 on ones of these dtypes, with autocast on or off: its output's dtype."""
+    a, b = torch.ones(2, 3, dtype=a_dtype), torch.ones(3, 2, dtype=b_dtype)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=under_autocast):
+        return MatMulFloat32.apply(a, b).dtype
+
+
+def test_matmul_float32_casts_only_under_autocast_and_leaves_float64_alone():
+    """The developer track's cases: cast_inputs skips float64, and does nothing outside."""
+    assert matmul_float32(torch.bfloat16, torch.float32, True) == torch.float32
+    assert matmul_float32(torch.float16, torch.bfloat16, True) == torch.float32
+    assert matmul_float32(torch.float64, torch.float64, True) == torch.float64
+    with pytest.raises(RuntimeError, match=r"same dtype, but got: float != double"):
+        matmul_float32(torch.bfloat16, torch.float64, True)  # bfloat16 cast up, float64 not
+    assert matmul_float32(torch.bfloat16, torch.bfloat16, False) == torch.bfloat16
+
+
+@pytest.mark.parametrize(("fn", "computed_in"), [(MatMul, torch.bfloat16), (MatMulFloat32, None)])
+def test_w_grad_is_float32_and_matmuls_is_computed_in_bfloat16(fn, computed_in):
+    returned = []
+
+    class Reporting(fn):
+        @staticmethod
+        def backward(ctx, grad_out):
+            grads = fn.backward(ctx, grad_out)  # under fn's own custom_bwd
+            returned.extend(g.dtype for g in grads)
+            return grads
+
+    _, _, _, _, x_grad, w_grad = autocast_run(Reporting.apply)
+    assert x_grad.dtype == w_grad.dtype == torch.float32  # autograd casts to each input's
+    assert returned == [computed_in or torch.float32] * 2
+    as_bfloat16 = torch.equal(w_grad, w_grad.bfloat16().float())  # every value a bfloat16 one
+    assert as_bfloat16 == (computed_in == torch.bfloat16)
 
 
 @pytest.mark.parametrize(("fn", "on"), [(MatMul, True), (MatMulFloat32, False)])

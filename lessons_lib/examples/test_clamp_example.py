@@ -39,7 +39,8 @@ def test_gradcheck_and_gradgradcheck_pass_on_every_side_of_both_kinks(lo, hi):
 def test_at_the_bounds_the_whole_upstream_gradient_passes(lo, hi):
     # The slope jumps at a bound, so any gradient between 0 and grad_out is valid there:
     # this pins Clamp's own choice, grad_out. Not "as torch.clamp does": torch 2.13's clamp
-    # passes grad_out there, 2.14.1's passes 0, so that comparison would pin a torch release.
+    # passes grad_out there; 2.14.1's passes 0 with number bounds, as here (half of grad_out
+    # with tensor bounds), so that comparison would pin a torch release.
     x = torch.tensor([lo, hi], dtype=torch.float64, requires_grad=True)
     grad_out = torch.tensor([0.5, 3.0], dtype=torch.float64)
     (grad,) = torch.autograd.grad(Clamp.apply(x, lo, hi), x, grad_out)

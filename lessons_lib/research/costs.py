@@ -10,6 +10,7 @@ __all__ = [
     "Exp",
     "Passthrough",
     "compiled_ops",
+    "fullgraph_outcome",
 ]
 
 # --- cost framing ------------------------------------------------------------------------
@@ -74,3 +75,19 @@ def compiled_ops(fn: Callable[..., torch.Tensor], *args: torch.Tensor) -> dict[s
     out = torch.compile(fn, backend=backend, fullgraph=True)(*args)
     torch.autograd.grad(out.sum(), [a for a in args if a.requires_grad])  # builds the backward
     return ops
+
+
+def fullgraph_outcome(fn: Callable[..., object], *args: object) -> str:
+    """'compiles' when Dynamo captures fn(*args) in one graph, else 'raises <kind> (<reason>)'.
+
+    Dynamo only (the eager backend, no code generation), with fullgraph=True: what a graph
+    break would be raises instead. The reason is the first line of Dynamo's message.
+    """
+    from torch._dynamo.exc import Unsupported  # the compiler stack loads on first use
+
+    torch._dynamo.reset()  # compile afresh: nothing cached from an earlier call
+    try:
+        torch.compile(fn, backend="eager", fullgraph=True)(*args)
+    except Unsupported as error:
+        return f"raises {type(error).__name__} ({str(error).splitlines()[0]})"
+    return "compiles"

@@ -1,5 +1,6 @@
 """Reason 1: NumPy and C code as Functions and custom operators, against torch's own ops."""
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given
@@ -12,6 +13,7 @@ from lessons_lib.research import (
     NumpyConvolve,
     compiled_ops,
     cube_in_c,
+    fullgraph_outcome,
     numpy_convolve,
     numpy_convolve_no_backward,
     numpy_correlate,
@@ -91,6 +93,39 @@ def test_compiled_graphs_hold_the_function_traced_numpy_translated_and_the_op_op
         "forward": ["lessons.numpy_convolve"],
         "backward": ["lessons.numpy_correlate", "lessons.numpy_correlate"],
     }
+
+
+NUMPY_CALLS = {  # the developer and researcher tracks' six, and what torch 2.13 does
+    np.convolve: (lambda a: np.convolve(a, [1.0, -1.0]), True),
+    np.sort: (np.sort, True),
+    np.fft.fft: (np.fft.fft, True),
+    np.linalg.norm: (np.linalg.norm, True),
+    np.interp: (lambda a: np.interp(a, [0.0, 1.0, 2.0], [0.0, 10.0, 20.0]), False),
+    np.polyval: (lambda a: np.polyval([1.0, 2.0, 3.0], a), False),
+}
+
+
+@pytest.mark.parametrize("function", NUMPY_CALLS, ids=lambda f: f.__name__)
+def test_dynamo_translates_some_numpy_calls_and_raises_on_others_under_fullgraph(function):
+    call, translated = NUMPY_CALLS[function]
+    signal = torch.tensor([0.5, 1.5, 0.25], dtype=torch.float64)
+
+    def through_numpy(t, call):
+        return torch.as_tensor(call(t.numpy()))
+
+    untranslated = "raises Unsupported (attempted to trace numpy function unsupported by PyTorch)"
+    assert fullgraph_outcome(through_numpy, signal, call) == (
+        "compiles" if translated else untranslated
+    )
+    torch._dynamo.reset()  # and without fullgraph=True, a graph break: NumPy runs eagerly
+    compiled = torch.compile(through_numpy, backend="eager")(signal, call)
+    torch.testing.assert_close(compiled, through_numpy(signal, call))
+
+
+def test_fullgraph_outcome_names_a_c_call_unsupported_too():
+    outcome = fullgraph_outcome(CubeInC.apply, sample(3))
+    assert outcome.startswith("raises Unsupported (") and outcome.endswith(")")
+    assert fullgraph_outcome(cube_in_c, sample(3)) == "compiles"
 
 
 def test_numpy_convolve_custom_op_gives_the_eager_result_and_gradient_under_torch_compile():

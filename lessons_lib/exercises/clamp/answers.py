@@ -46,7 +46,7 @@ def reference_checks(Clamp01Candidate: type[Function]) -> None:
 
     # 3. The edges, with an uneven grad_out that must come back unchanged: just outside 0
     #    and 1 the gradient is 0, just inside it is grad_out, and on them anything between
-    #    (torch 2.13's clamp passes grad_out there; 2.14.1's, and a strict mask, pass 0).
+    #    (torch 2.13's clamp(0, 1) passes grad_out there; 2.14.1's, and a strict mask, 0).
     edges = torch.tensor(
         [-0.001, 0.0, 0.001, 0.999, 1.0, 1.001], dtype=torch.float64, requires_grad=True
     )

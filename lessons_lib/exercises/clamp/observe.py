@@ -27,6 +27,8 @@ def grad_outs_gradcheck_sends(
 ) -> list:
     """Every grad_out gradcheck hands fn's backward at x, in order, as lists of numbers.
 
+    With check_batched_grad=True, the batch gradcheck sends through vmap is left out: a
+    batched tensor holds no values to read (its two rows reach backward first, one at a time).
     `fn` is a Function (`Clamp01` or `Clamp01.apply`); `x` one tensor (or a tuple holding
     one); anything else, or a gradcheck that cannot start, is one line, not a traceback."""
     call = "grad_outs_gradcheck_sends(Clamp01, x)"
@@ -90,6 +92,14 @@ def _nonfinite(t: torch.Tensor) -> set[str]:
     return found | ({"inf"} if t.isinf().any() else set())
 
 
+def _readable_copy(t: torch.Tensor) -> torch.Tensor | None:
+    """A copy of t, or None for a tensor batched by gradcheck's vmap, which cannot be read."""
+    try:
+        return t.detach().clone()
+    except RuntimeError:  # "Batching rule not implemented for aten::detach"
+        return None
+
+
 def uneven(t: torch.Tensor) -> bool:
     """Not one value repeated: each element can be told apart by what comes back."""
     flat = t.flatten()
@@ -127,7 +137,7 @@ def _observing(fn: type[Function], outcome: Outcome, skip_gradcheck: bool = True
     def observed_backward(ctx: object, *grad_outs: object) -> object:
         first = grad_outs[0] if grad_outs else None
         mine = isinstance(first, torch.Tensor) and not (skip_gradcheck and _inside_gradcheck())
-        sent = first.detach().clone() if mine else None
+        sent = _readable_copy(first) if mine else None
         outcome.backward_drawn += currently_in_test_context()
         result = backward(ctx, *grad_outs)
         if sent is not None:

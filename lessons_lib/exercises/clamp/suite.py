@@ -256,8 +256,9 @@ def _uneven_case(outcome: Outcome, trusted: bool, abs_run: Outcome | None) -> Ca
             "2.0, -1.0, 3.0, ...]), one value per point, some negative, then assert every "
             "number of grad against the rule. y.sum().backward() sends ones, which a backward "
             "that returns its mask instead of grad_out * mask passes. gradcheck's own "
-            "grad_outs (a 1 among zeros, then zeros) do not count here: they are never "
-            "negative, and never reach the edges, which gradcheck must stay away from.",
+            "grad_outs do not count here: with its default switches (a 1 among zeros, then "
+            "zeros) they are never negative, and they never reach the edges, which gradcheck "
+            "must stay away from.",
             READ["uneven"],
         )
     if abs_run.found:

@@ -154,8 +154,8 @@ PROPERTY = "runs a property test that checks the gradient on many inputs drawn b
 RULE = (
     "forward is torch.clamp(x, 0, 1); the gradient is grad_out where 0 < x < 1 and 0 where "
     "x < 0 or x > 1; at exactly 0 and 1, where the slope jumps, any value between 0 and "
-    "grad_out is right (the course's Clamp01 passes grad_out there, as torch 2.13's clamp does; "
-    "a strict mask, and torch 2.14.1's clamp, pass 0)"
+    "grad_out is right (the course's Clamp01 passes grad_out there, as torch 2.13's clamp(0, 1) "
+    "does; a strict mask, and torch 2.14.1's clamp(0, 1), pass 0)"
 )
 
 

@@ -88,6 +88,21 @@ def test_fast_mode_sends_one_random_uneven_grad_out_twice_then_zeros():
     assert first == again and len(set(first)) == 3 and rest == [[0.0] * 3] * 2
 
 
+@pytest.mark.parametrize("fast_mode", [False, True], ids=["slow", "fast"])
+def test_only_check_batched_grad_sends_negative_grad_outs_two_randn_draws(fast_mode):
+    x = torch.tensor([-1.5, 0.25, 1.5], dtype=torch.float64, requires_grad=True)
+    torch.manual_seed(0)
+    default = grad_outs_gradcheck_sends(Clamp01, x, fast_mode=fast_mode)
+    torch.manual_seed(0)
+    batched = grad_outs_gradcheck_sends(Clamp01, x, fast_mode=fast_mode, check_batched_grad=True)
+    assert not any(v < 0 for g in default for v in g)
+    # The same grad_outs, and two more drawn with randn before the zeros: the batch gradcheck
+    # then sends through vmap holds no values to read, and is left out.
+    drawn = batched[len(default) - 2 : len(default)]
+    assert batched[: len(default) - 2] == default[:-2] and batched[-2:] == default[-2:]
+    assert len(batched) == len(default) + 2 and any(v < 0 for g in drawn for v in g)
+
+
 def test_gradchecks_own_grad_outs_do_not_count_as_the_suites_uneven_grad_out():
     def gradcheck_fast(Clamp01Candidate):
         x = torch.tensor([-1.5, -0.5, 0.25, 0.75, 1.5], dtype=torch.float64, requires_grad=True)

@@ -116,7 +116,7 @@ def test_clamp01_preset_mask_agrees_with_torch_clamp():
     np.testing.assert_array_equal(curves.custom, mask)
     torchs = torch_clamps_gradient(curves.x, 0, 1)
     np.testing.assert_array_equal(curves.true, torchs)
-    # They differ only where torch.clamp no longer passes grad_out (2.14.1), at a bound.
+    # They differ only where torch.clamp(x, 0, 1) no longer passes grad_out (2.14.1), at a bound.
     np.testing.assert_array_equal(curves.differ(), curves.custom != torchs)
 
 
