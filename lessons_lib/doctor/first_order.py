@@ -26,7 +26,7 @@ from lessons_lib.doctor.evidence import (
 from lessons_lib.doctor.findings import Finding
 from lessons_lib.doctor.non_finite import trace_non_finite
 from lessons_lib.doctor.samples import Sample, transposable, upstream_gradient
-from lessons_lib.doctor.surrogates import bump_peak, jump_of, shape_of
+from lessons_lib.doctor.surrogates import jump_of, shape_of
 from lessons_lib.running import (
     SCALE,
     EngineRun,
@@ -97,9 +97,7 @@ def compare_output_dtypes(exam: "Record", outputs: tuple, inputs: tuple) -> None
     lowered = [
         f"forward's output{'' if len(outputs) == 1 else f' {k}'} is {o.dtype}"
         for k, o in enumerate(outputs)
-        if isinstance(o, torch.Tensor)
-        and o.is_floating_point()
-        and torch.finfo(o.dtype).bits < torch.finfo(widest).bits
+        if differentiable(o) and torch.finfo(o.dtype).bits < torch.finfo(widest).bits
     ]
     if lowered:
         exam.add(say.output_dtype(lowered, widest))
@@ -231,16 +229,15 @@ def gradient_clues(exam: "Record", got: torch.Tensor, i: int, sample: Sample, re
     if shape is None:
         return {}
     off_centre = ""
-    peak = bump_peak(x, got / output)
     jump = jump_of(x, as_tuple(ref_output)[0])
-    if peak is not None and jump is not None:
+    if shape.peak is not None and jump is not None:
         lo, hi = jump
-        if not lo - (hi - lo) <= peak <= hi + (hi - lo):
+        if not lo - (hi - lo) <= shape.peak <= hi + (hi - lo):
             off_centre = (
                 f" Forward's step is between x = {lo:g} and {hi:g}, though: a surrogate is "
                 "centred on the step, where a small change of x changes the output."
             )
-    return {"shape": shape, "off_centre": off_centre}
+    return {"shape": (shape.does, shape.rule), "off_centre": off_centre}
 
 
 def non_finite_gradient(

@@ -79,10 +79,6 @@ def defines_jvp(fn: type) -> bool:
     return fn.jvp is not torch.autograd.Function.jvp
 
 
-def is_float_tensor(value: object) -> bool:
-    return isinstance(value, torch.Tensor) and value.is_floating_point()
-
-
 def _first_derivative(
     compute: Callable, grad_rule: GradRule | None, leaves: tuple, args: tuple, upstream: Upstream
 ) -> tuple[list, dict[int, torch.Tensor]]:
@@ -92,7 +88,7 @@ def _first_derivative(
     if grad_rule is not None:
         # The intended rule takes a grad_out for every float output, as backward does, even
         # where the reference's output carries no graph (a step: (x > 0).float()).
-        tracked = [k for k, o in enumerate(outputs) if is_float_tensor(o)]
+        tracked = [k for k, o in enumerate(outputs) if differentiable(o)]
     grad_outs = {k: upstream(outputs[k].detach(), k).requires_grad_(True) for k in tracked}
     if grad_rule is not None:
         given = list(as_tuple(grad_rule(*args, *grad_outs.values())))

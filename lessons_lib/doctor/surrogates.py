@@ -8,9 +8,19 @@ doctor tried, the report says which, and how to declare it (grad_reference), ins
 only "work out the slope again". Each shape is read off the recorded numbers.
 """
 
+from typing import NamedTuple
+
 import torch
 
 TOLERANCE = 1e-6
+
+
+class Shape(NamedTuple):
+    """What backward does, a grad_reference for it, and where a bump peaks (else None)."""
+
+    does: str
+    rule: str
+    peak: float | None = None
 
 
 def _same(a: torch.Tensor, b: float | torch.Tensor) -> torch.Tensor:
@@ -23,7 +33,7 @@ def _window(x: torch.Tensor, inside: torch.Tensor) -> tuple[float, float] | None
     return (lo.item(), hi.item()) if bool(((x >= lo) & (x <= hi) == inside).all()) else None
 
 
-def bump_peak(x: torch.Tensor, slope: torch.Tensor) -> float | None:
+def _bump_peak(x: torch.Tensor, slope: torch.Tensor) -> float | None:
     """Where a bump peaks: slope > 0, rising up to one point and falling after it."""
     x, slope = x.detach().double().flatten(), slope.detach().double().flatten()
     order = x.argsort()
@@ -37,8 +47,8 @@ def bump_peak(x: torch.Tensor, slope: torch.Tensor) -> float | None:
     return xs[top].item() if rising and falling and interior else None
 
 
-def shape_of(x: torch.Tensor, got: torch.Tensor, grad_out: torch.Tensor) -> tuple[str, str] | None:
-    """(what backward does, a grad_reference for it) if got / grad_out has a surrogate's shape.
+def shape_of(x: torch.Tensor, got: torch.Tensor, grad_out: torch.Tensor) -> Shape | None:
+    """What backward does, if got / grad_out has a surrogate's shape.
 
     Elementwise, one input: x, got and grad_out of one shape, six points or more.
     """
@@ -50,29 +60,33 @@ def shape_of(x: torch.Tensor, got: torch.Tensor, grad_out: torch.Tensor) -> tupl
     first = slope[0].item()
     if bool(_same(slope, first).all()) and first != 0:
         if first == 1:
-            return "passes grad_out through unchanged: a straight-through estimator", "grad_out"
+            return Shape(
+                "passes grad_out through unchanged: a straight-through estimator", "grad_out"
+            )
         if first == -1:
-            return "passes grad_out back negated: a gradient reversal", "-grad_out"
-        return f"passes grad_out back times {first:.4g}: a scaled straight-through", (
-            f"{first:.4g} * grad_out"
+            return Shape("passes grad_out back negated: a gradient reversal", "-grad_out")
+        return Shape(
+            f"passes grad_out back times {first:.4g}: a scaled straight-through",
+            f"{first:.4g} * grad_out",
         )
     ones, zeros = _same(slope, 1.0), _same(slope, 0.0)
     if bool((ones | zeros).all()) and ones.any() and zeros.any():
         window = _window(x, ones)
         if window is not None:
             lo, hi = window
-            return (
+            return Shape(
                 f"passes grad_out through where {lo:g} <= x <= {hi:g} (at the points tried) and "
                 "blocks it elsewhere: a clipped straight-through estimator",
                 f"grad_out * ((x >= {lo:g}) & (x <= {hi:g}))",
             )
-    peak = bump_peak(x, slope)
+    peak = _bump_peak(x, slope)
     if peak is not None:
-        return (
+        return Shape(
             f"multiplies grad_out by a bump that peaks at x = {peak:g} (at the points tried) and "
             "falls off on both sides: a surrogate gradient (the slope of a sigmoid, a fast "
             "sigmoid, an arctan or a triangle)",
             "grad_out * (your bump's formula)",
+            peak,
         )
     return None
 
