@@ -26,9 +26,11 @@ from lessons_lib.doctor.words.wrong_gradient import (
     chain_rule,
     declared_rule_differs,
     gradient,
+    inexact,
 )
 
 __all__ = [
+    "inexact",
     "after_wrong_forward",
     "chain_rule",
     "ctx_tensor",

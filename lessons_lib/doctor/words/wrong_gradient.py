@@ -136,3 +136,16 @@ def declared_rule_differs(name: str, evidence: tuple[str, ...]) -> Finding:
 def after_wrong_forward(finding: Finding) -> Finding:
     """A gradient finding in a report that also says forward is wrong: fix forward first."""
     return dataclasses.replace(finding, fix=FORWARD_FIRST_FIX)
+
+
+def inexact(name: str, error: float, accuracy: float) -> str:
+    """The note for a gradient right within tolerance but only to a finite difference's accuracy."""
+    return (
+        f"backward's gradient for {name} is within the doctor's tolerance, but differs from "
+        f"the reference's gradient by up to {error:.1e} times the largest entry. Derivatives "
+        f"computed from a formula in float64 agree far more closely (within {accuracy:g} for "
+        "every correct Function the doctor is tested on); an error this size is what a "
+        "finite difference leaves. If backward nudges its input and subtracts, write the "
+        "derivative's formula instead: in float32 a finite difference is wrong from the "
+        "third to the fifth digit."
+    )
