@@ -56,6 +56,27 @@ def counting(fn: Callable[..., Tensor]) -> tuple[Callable[..., Tensor], Counter]
     return counted, calls
 
 
+# --- a backward that is a finite difference --------------------------------------------
+
+
+class CubeByFiniteDifference(Function):
+    """x**3 whose backward nudges x and subtracts (a central difference) instead of using 3x²."""
+
+    STEP = 1e-6  # gradcheck's own eps: made for float64
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        h = CubeByFiniteDifference.STEP
+        slope = ((x + h) ** 3 - (x - h) ** 3) / (2 * h)
+        return grad_out * slope
+
+
 # --- fast mode's tolerance ----------------------------------------------------------
 
 

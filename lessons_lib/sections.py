@@ -91,6 +91,7 @@ TAUGHT: dict[str, Section] = {
     "float64": Section(L2_DEVELOPER, "float64, and why float32 fails"),
     "kinks": Section(L2_DEVELOPER, "Inputs at kinks"),
     "pytest": Section(L2_DEVELOPER, "Testing a Function in a pytest file"),
+    "frozen-input": Section(L2_DEVELOPER, "Frozen inputs: test every `needs_input_grad` pattern"),
     # the exercise "Check your Clamp01"
     "clamp": _part(1, "Clamp01: keep numbers between 0 and 1"),
     "corners": _part(1, "The corners at 0 and 1"),

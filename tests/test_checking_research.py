@@ -239,3 +239,13 @@ def test_opcheck_passes_autograd_registration_for_an_operator_with_no_backward()
     assert "test_autograd_registration" in results
     assert failed == ["test_aot_dispatch_dynamic"]
     assert "no autograd formula was registered" in str(results["test_aot_dispatch_dynamic"])
+
+
+def test_a_finite_difference_backward_passes_gradcheck_yet_is_no_formula():
+    from lessons_lib.checking_research import CubeByFiniteDifference
+
+    x = torch.linspace(-2, 2, 9, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(CubeByFiniteDifference.apply, (x,))
+    (got,) = torch.autograd.grad(CubeByFiniteDifference.apply(x).sum(), x)
+    error = ((got - 3 * x.detach() ** 2).abs().max() / (3 * x.detach() ** 2).max()).item()
+    assert 1e-12 < error < 1e-6

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import torch
 
 from lessons_lib.doctor import words as say
+from lessons_lib.doctor.compare import FORMULA_ACCURACY
 from lessons_lib.doctor.findings import Finding
 from lessons_lib.doctor.report import Report, clean_bill
 from lessons_lib.doctor.samples import Sample, upstream_gradient
@@ -45,6 +46,7 @@ class Record:
         self.scaling_checked = self.layout_checked = False  # what the clean bill may claim
         self.sample: Sample | None = None  # the sample being examined
         self.saved_intermediates = 0  # saved tensors neither inputs nor outputs (first run)
+        self.inexact: dict[int, float] = {}  # input: its gradient's largest relative error, passed
 
     # -- bookkeeping --
 
@@ -68,7 +70,13 @@ class Record:
         findings = list(self.found.values())
         if self.has("forward"):  # the gradient may be right for the forward that was written
             findings = [say.after_wrong_forward(f) if f.code == "gradient" else f for f in findings]
-        return Report(name, findings, checked, self.notes, self.dtype)
+        wrong = {key for code, key in self.found if code in ("gradient", "chain-rule", "non-finite")}
+        inexact = [
+            say.inexact(self.names[i], error, FORMULA_ACCURACY)
+            for i, error in self.inexact.items()
+            if i not in wrong  # a wrong gradient somewhere: its finding says more
+        ]
+        return Report(name, findings, checked, self.notes + inexact, self.dtype)
 
     def _clean_bill(self) -> str:
         return clean_bill(

@@ -217,3 +217,25 @@ def test_a_backward_inventing_a_gradient_for_a_none_grad_out_is_found():
     report = check_function(invents, cube)
     assert report.codes == ["undefined-grad-out"]
     assert "backward returns a non-zero gradient for x when grad_out is undefined" in str(report)
+
+
+# --- a gradient no closer than a finite difference gets -----------------------------
+
+
+def test_a_finite_difference_backward_passes_with_one_note_of_its_largest_error():
+    from lessons_lib.checking_research import CubeByFiniteDifference
+
+    report = check_function(CubeByFiniteDifference, cube)
+    assert report.ok and report.codes == []
+    (note,) = [n for n in report.notes if "finite difference" in n]
+    error = float(note.split("by up to ")[1].split(" times")[0])
+    assert 1e-10 < error < 1e-5  # within the doctor's tolerance, above a formula's accuracy
+
+
+def test_the_finite_difference_note_is_for_float64_only():
+    from lessons_lib.checking_research import CubeByFiniteDifference
+
+    float32 = tuple(a.float() for a in default_inputs())
+    report = check_function(CubeByFiniteDifference, cube, inputs=float32)
+    assert report.codes == ["gradient"]  # in float32 the difference is simply wrong
+    assert not [n for n in report.notes if "finite difference" in n]
