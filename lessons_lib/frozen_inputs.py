@@ -46,7 +46,8 @@ def gradcheck_each_pattern(
     outcomes = []
     for pattern in requires_grad_patterns(len(inputs)):
         args = tuple(
-            x.detach().clone().requires_grad_(wanted) for x, wanted in zip(inputs, pattern, strict=True)
+            x.detach().clone().requires_grad_(wanted)
+            for x, wanted in zip(inputs, pattern, strict=True)
         )
         requiring = [name for name, wanted in zip(names, pattern, strict=True) if wanted]
         try:
@@ -54,7 +55,7 @@ def gradcheck_each_pattern(
             outcome = "passes"
         except Exception as error:  # GradcheckError, or backward's own error
             first_line = str(error).splitlines()[0].rstrip(",")
-            named = re.sub(r"input (\d+)", lambda m: requiring[int(m[1])], first_line)
+            named = re.sub(r"input (\d+)", lambda m, names=requiring: names[int(m[1])], first_line)
             outcome = f"fails: {named}"
         outcomes.append((", ".join(requiring), outcome))
     return outcomes

@@ -70,7 +70,9 @@ class Record:
         findings = list(self.found.values())
         if self.has("forward"):  # the gradient may be right for the forward that was written
             findings = [say.after_wrong_forward(f) if f.code == "gradient" else f for f in findings]
-        wrong = {key for code, key in self.found if code in ("gradient", "chain-rule", "non-finite")}
+        wrong = {
+            key for code, key in self.found if code in ("gradient", "chain-rule", "non-finite")
+        }
         inexact = [
             say.inexact(self.names[i], error, FORMULA_ACCURACY)
             for i, error in self.inexact.items()

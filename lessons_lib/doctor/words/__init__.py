@@ -30,7 +30,6 @@ from lessons_lib.doctor.words.wrong_gradient import (
 )
 
 __all__ = [
-    "inexact",
     "after_wrong_forward",
     "chain_rule",
     "ctx_tensor",
@@ -43,6 +42,7 @@ __all__ = [
     "grad_dtype",
     "grad_shape",
     "gradient",
+    "inexact",
     "jvp",
     "mutates_grad_out",
     "mutates_input",
