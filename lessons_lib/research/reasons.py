@@ -1,8 +1,10 @@
 """Reasons 2 to 5: surrogate gradients, a numerically superior derivative, memory control,
 implicit differentiation."""
 
+import warnings
+from collections import Counter
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import torch
 import torch.utils.checkpoint
@@ -10,17 +12,21 @@ from torch.autograd import Function
 from torch.autograd.function import once_differentiable
 
 __all__ = [
+    "CountedTanh",
     "FixedPointTanh",
     "Heaviside",
     "StableSoftplus",
     "TanhStackRecompute",
     "TanhStackSaved",
     "contraction_factors",
+    "dropout_layer",
     "fixed_point_unrolled",
+    "seeded_gradient",
     "solve_fixed_point",
     "tanh_blocks",
     "tanh_stack",
     "train_spiking_layer",
+    "warnings_of",
 ]
 
 # --- reason 2: surrogate gradients -----------------------------------------------------
@@ -151,6 +157,54 @@ def tanh_blocks(
     for _ in range(blocks):
         x = block(x, depth)
     return x
+
+
+# --- reason 4, continued: checkpoint's traps ------------------------------------------------
+
+
+T = TypeVar("T")
+
+
+def warnings_of(run: Callable[[], T]) -> tuple[T, list[str]]:
+    """run()'s result and the first line of every warning it raised, caught, not printed."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # again each time: not once per place in the code
+        result = run()
+    return result, [str(w.message).splitlines()[0] for w in caught]
+
+
+class CountedTanh(Function):
+    """tanh that counts its forward and backward calls, to show what a checkpoint reruns."""
+
+    calls: ClassVar[Counter] = Counter()  # a side effect of forward, as a statistic would be
+
+    @staticmethod
+    def forward(ctx, x):
+        CountedTanh.calls["forward"] += 1
+        y = torch.tanh(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        CountedTanh.calls["backward"] += 1
+        (y,) = ctx.saved_tensors
+        return grad_out * (1 - y * y)
+
+
+def dropout_layer(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """tanh(x Wᵀ), then dropout (p = 0.5): a layer whose forward draws random numbers."""
+    return torch.nn.functional.dropout(torch.tanh(x @ weight.T), p=0.5, training=True)
+
+
+def seeded_gradient(
+    run: Callable[[], torch.Tensor], weight: torch.Tensor, seed: int = 0
+) -> torch.Tensor:
+    """weight's gradient of run().sum(), torch's global generator seeded just before run()."""
+    torch.manual_seed(seed)  # every run draws the same numbers in its forward
+    weight.grad = None
+    run().sum().backward()  # not autograd.grad, which the reentrant checkpoint refuses
+    return weight.grad
 
 
 # --- reason 5: implicit differentiation ---------------------------------------------------

@@ -1,5 +1,7 @@
 """Reasons 2 to 5 against gradcheck, torch's own ops and unrolled autograd."""
 
+import warnings
+
 import pytest
 import torch
 from hypothesis import given
@@ -11,17 +13,21 @@ from torch.utils._python_dispatch import TorchDispatchMode  # records backward's
 from lessons_lib.functions import SigmoidSpike
 from lessons_lib.measure import saved_for_backward
 from lessons_lib.research import (
+    CountedTanh,
     FixedPointTanh,
     Heaviside,
     StableSoftplus,
     TanhStackRecompute,
     TanhStackSaved,
     contraction_factors,
+    dropout_layer,
     fixed_point_unrolled,
+    seeded_gradient,
     solve_fixed_point,
     tanh_blocks,
     tanh_stack,
     train_spiking_layer,
+    warnings_of,
 )
 from tests.research.samples import F64, contraction, sample
 from tests.torch_conventions import torch_clamp_at_a_bound
@@ -123,6 +129,115 @@ def test_tanh_blocks_are_one_deep_stack_whatever_the_block(block):
     (ours,) = torch.autograd.grad(tanh_blocks(x, 3, 2, block).sum(), x)
     (expected,) = torch.autograd.grad(tanh_stack(x, 6).sum(), x)
     torch.testing.assert_close(ours, expected)
+
+
+# --- reason 4, continued: checkpoint's traps ---------------------------------------------------
+
+
+def checkpoint(*args, **kwargs):
+    """torch.utils.checkpoint.checkpoint, its warnings caught so they do not reach pytest's."""
+    result, _ = warnings_of(lambda: torch.utils.checkpoint.checkpoint(*args, **kwargs))
+    return result
+
+
+def test_warnings_of_returns_the_result_and_each_warnings_first_line_every_time():
+    def warn_twice():
+        for _ in range(2):  # one place in the code: a "default" filter would show it once
+            warnings.warn("first line\nsecond line", UserWarning, stacklevel=1)
+        return 7
+
+    assert warnings_of(warn_twice) == (7, ["first line", "first line"])
+    assert warnings_of(lambda: 7) == (7, [])
+
+
+def test_reentrant_checkpoint_of_data_leaves_the_layers_parameters_without_a_gradient():
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(3, 3)
+    head = torch.randn(3, requires_grad=True)
+    data = torch.randn(5, 3)  # the only input, and it does not require grad
+    hidden, warned = warnings_of(
+        lambda: torch.utils.checkpoint.checkpoint(layer, data, use_reentrant=True)
+    )
+    assert not hidden.requires_grad
+    assert warned == ["None of the inputs have requires_grad=True. Gradients will be None"]
+    (hidden.tanh() @ head).sum().backward()  # runs: the head still requires grad
+    assert layer.weight.grad is None and layer.bias.grad is None
+    assert head.grad is not None
+
+
+def test_non_reentrant_checkpoint_of_data_gives_the_layer_its_plain_gradient():
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(3, 3)
+    data = torch.randn(5, 3)
+    (expected,) = torch.autograd.grad(layer(data).tanh().sum(), layer.weight)
+    hidden, warned = warnings_of(
+        lambda: torch.utils.checkpoint.checkpoint(layer, data, use_reentrant=False)
+    )
+    assert hidden.requires_grad and warned == []
+    (ours,) = torch.autograd.grad(hidden.tanh().sum(), layer.weight)
+    torch.testing.assert_close(ours, expected)
+
+
+def test_counted_tanh_is_tanh_and_passes_gradcheck():
+    x = sample(5)
+    torch.testing.assert_close(CountedTanh.apply(x), torch.tanh(x))
+    assert gradcheck(CountedTanh.apply, (x,))
+
+
+@pytest.mark.parametrize(
+    "use_reentrant", [None, False, True], ids=["plain", "non-reentrant", "reentrant"]
+)
+def test_a_checkpoint_runs_forward_again_in_backward(use_reentrant):
+    x = sample(5)
+    CountedTanh.calls.clear()
+    if use_reentrant is None:
+        out = CountedTanh.apply(x)
+    else:
+        out = checkpoint(CountedTanh.apply, x, use_reentrant=use_reentrant)
+    assert CountedTanh.calls == {"forward": 1}
+    out.sum().backward()
+    runs = 1 if use_reentrant is None else 2
+    assert CountedTanh.calls == {"forward": runs, "backward": 1}
+
+
+def test_dropout_layer_drops_about_half_and_scales_the_rest_by_two():
+    torch.manual_seed(0)
+    x, weight = torch.randn(64, 8), torch.randn(8, 8)
+    out, kept = dropout_layer(x, weight), torch.tanh(x @ weight.T)
+    dropped = out == 0
+    assert 0.4 < dropped.float().mean().item() < 0.6
+    torch.testing.assert_close(out[~dropped], 2 * kept[~dropped])
+
+
+def test_seeded_gradient_repeats_a_random_forward_exactly():
+    x, weight = sample(6, 4, requires_grad=False), sample(4, 4, seed=1)
+    first = seeded_gradient(lambda: dropout_layer(x, weight), weight, seed=3)
+    torch.testing.assert_close(
+        seeded_gradient(lambda: dropout_layer(x, weight), weight, seed=3), first
+    )
+    assert not torch.allclose(
+        seeded_gradient(lambda: dropout_layer(x, weight), weight, seed=4), first
+    )
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True], ids=["non-reentrant", "reentrant"])
+@pytest.mark.parametrize("preserve_rng_state", [True, False], ids=["preserved", "not preserved"])
+def test_only_a_preserved_rng_state_gives_a_checkpointed_dropout_its_plain_gradient(
+    use_reentrant, preserve_rng_state
+):
+    x, weight = sample(6, 4), sample(4, 4, seed=1)  # reentrant needs an input that requires grad
+    plain = seeded_gradient(lambda: dropout_layer(x, weight), weight)
+    checkpointed = seeded_gradient(
+        lambda: checkpoint(
+            dropout_layer,
+            x,
+            weight,
+            use_reentrant=use_reentrant,
+            preserve_rng_state=preserve_rng_state,
+        ),
+        weight,
+    )
+    assert torch.allclose(checkpointed, plain) is preserve_rng_state
 
 
 # --- reason 5: implicit differentiation -------------------------------------------------------------
