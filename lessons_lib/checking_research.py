@@ -1,10 +1,12 @@
-"""Lesson 2's Functions and helpers: a complex-ready Cube, a call counter, fast mode's tolerance.
+"""Lesson 2's Functions and helpers: a complex-ready Cube, a call counter, fast mode's tolerance,
+and vmap rules, right and wrong.
 
 `ComplexCube` is shown in the researcher track (``show_source(ComplexCube)``) and checked in
 tests/test_checking_research.py with gradcheck on complex inputs, in both modes. The
 developer and researcher tracks both use `one_wrong_entry` to show how much a backward may
 get wrong in one Jacobian entry and still pass fast mode; the researcher track reads fast
-mode's vectors with `fast_mode_vectors` to check torch's tolerance rule.
+mode's vectors with `fast_mode_vectors` to check torch's tolerance rule. `CenterWrongVmap`
+passes every gradcheck and disagrees with a loop under `torch.func.vmap`.
 """
 
 from collections import Counter
@@ -141,3 +143,46 @@ def fast_mode_vectors(x: Tensor) -> tuple[Tensor, Tensor]:
     minus, plus = sorted((t for t in inputs if not torch.equal(t, x.detach())), key=torch.sum)
     u = plus - minus  # 2 eps u, rounded: normalising recovers u to about 1e-9
     return u / u.norm(), grads[0]
+
+
+# --- vmap rules ----------------------------------------------------------------------
+
+
+class Center(Function):
+    """x minus its mean over dim 0, in the setup_context form, with no vmap rule."""
+
+    @staticmethod
+    def forward(x):
+        return x - x.mean(dim=0, keepdim=True)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass  # the Jacobian, I - 1/n, does not depend on x: nothing to save
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out - grad_out.mean(dim=0, keepdim=True)  # the Jacobian is symmetric
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        return x_tangent - x_tangent.mean(dim=0, keepdim=True)
+
+
+class CenterWithVmap(Center):
+    """Center with a hand-written vmap rule: the batch dimension kept out of the mean."""
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        (batch_dim,) = in_dims  # where vmap put the batch in x (never None: torch skips that)
+        # Move the batch to dim 1: forward's mean over dim 0 then runs over each sample's data.
+        return CenterWithVmap.apply(x.movedim(batch_dim, 1)), 1
+
+
+class CenterWrongVmap(Center):
+    """What not to do: a vmap rule that runs forward on the batch as it stands."""
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        (batch_dim,) = in_dims
+        # Wrong: with the batch at dim 0 (vmap's default), the mean runs over the samples.
+        return CenterWrongVmap.apply(x), batch_dim

@@ -7,7 +7,11 @@ from torch.autograd import gradcheck, gradgradcheck
 from torch.autograd.gradcheck import GradcheckError
 
 from lessons_lib.checking_research import (
+    Center,
+    CenterWithVmap,
+    CenterWrongVmap,
     ComplexCube,
+    CubeByFiniteDifference,
     counting,
     cube_wrong_at,
     fast_mode_vectors,
@@ -242,10 +246,103 @@ def test_opcheck_passes_autograd_registration_for_an_operator_with_no_backward()
 
 
 def test_a_finite_difference_backward_passes_gradcheck_yet_is_no_formula():
-    from lessons_lib.checking_research import CubeByFiniteDifference
-
     x = torch.linspace(-2, 2, 9, dtype=torch.float64, requires_grad=True)
     assert gradcheck(CubeByFiniteDifference.apply, (x,))
     (got,) = torch.autograd.grad(CubeByFiniteDifference.apply(x).sum(), x)
     error = ((got - 3 * x.detach() ** 2).abs().max() / (3 * x.detach() ** 2).max()).item()
     assert 1e-12 < error < 1e-6
+
+
+# --- vmap rules ----------------------------------------------------------------------
+
+CENTERS = [Center, CenterWithVmap, CenterWrongVmap]
+
+
+def center_case(seed=0):
+    """A float64 point of 4 entries (requires grad) and a batch of 3 such points, seeded."""
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(4, dtype=torch.float64, generator=generator).requires_grad_(True)
+    return x, torch.randn(3, 4, dtype=torch.float64, generator=generator)
+
+
+def looped(fn, batch):
+    return torch.stack([fn.apply(sample) for sample in batch])
+
+
+def reference(t):
+    return t - t.mean(dim=0, keepdim=True)
+
+
+@pytest.mark.parametrize("fn", CENTERS)
+def test_every_center_passes_gradcheck_with_every_batched_check(fn):
+    """gradcheck never runs a vmap rule: the wrong one and none at all both pass."""
+    x, _ = center_case()
+    assert gradcheck(fn.apply, (x,), check_forward_ad=True, check_batched_forward_grad=True)
+    assert gradcheck(fn.apply, (x,), check_batched_grad=True)
+
+
+@pytest.mark.parametrize("fn", CENTERS)
+def test_every_center_matches_the_reference_and_jacrev_needs_no_vmap_rule(fn):
+    """Values, and jacrev, equal the plain torch reference whatever the vmap rule."""
+    x, batch = center_case()
+    torch.testing.assert_close(fn.apply(batch[0]), reference(batch[0]))
+    expected = torch.autograd.functional.jacobian(reference, x.detach())
+    torch.testing.assert_close(torch.func.jacrev(fn.apply)(x.detach()), expected)
+
+
+def test_center_without_a_vmap_rule_is_refused_by_vmap_and_jacfwd():
+    x, batch = center_case()
+    for run in (
+        lambda: torch.func.vmap(Center.apply)(batch),
+        lambda: torch.func.jacfwd(Center.apply)(x),
+    ):
+        with pytest.raises(RuntimeError, match="does not have vmap support"):
+            run()
+
+
+def test_the_right_vmap_rule_matches_a_loop_at_either_batch_dimension():
+    _, batch = center_case()
+    loop = looped(CenterWithVmap, batch)
+    torch.testing.assert_close(torch.func.vmap(CenterWithVmap.apply)(batch), loop)
+    torch.testing.assert_close(torch.func.vmap(CenterWithVmap.apply, in_dims=1)(batch.T), loop)
+    x, _ = center_case()
+    expected = torch.autograd.functional.jacobian(reference, x.detach())
+    torch.testing.assert_close(torch.func.jacfwd(CenterWithVmap.apply)(x.detach()), expected)
+
+
+def test_the_right_vmap_rule_keeps_per_sample_gradients_and_backward_through_vmap_right():
+    _, batch = center_case()
+
+    def loss(t):
+        return (CenterWithVmap.apply(t) ** 2).sum()
+
+    per_sample = torch.func.vmap(torch.func.grad(loss))(batch)
+    torch.testing.assert_close(per_sample, torch.stack([2 * reference(b) for b in batch]))
+    batched = batch.clone().requires_grad_(True)
+    (torch.func.vmap(CenterWithVmap.apply)(batched) ** 2).sum().backward()
+    torch.testing.assert_close(batched.grad, 2 * reference(batch.T).T)
+
+
+def test_the_wrong_vmap_rule_differs_from_a_loop_and_centres_over_the_samples():
+    """If this starts passing, the notebook's wrong rule no longer shows the mistake."""
+    _, batch = center_case()
+    vmapped = torch.func.vmap(CenterWrongVmap.apply)(batch)
+    assert not torch.allclose(vmapped, looped(CenterWrongVmap, batch))
+    torch.testing.assert_close(vmapped, batch - batch.mean(dim=0, keepdim=True))
+
+
+def test_the_wrong_vmap_rule_gives_wrong_per_sample_gradients():
+    _, batch = center_case()
+
+    def loss(t):
+        return (CenterWrongVmap.apply(t) ** 2).sum()
+
+    per_sample = torch.func.vmap(torch.func.grad(loss))(batch)
+    assert not torch.allclose(per_sample, torch.stack([torch.func.grad(loss)(b) for b in batch]))
+
+
+def test_the_wrong_vmap_rule_is_right_by_accident_when_the_batch_is_not_at_dim_0():
+    """A loop comparison at in_dims=1 alone would pass it: test vmap's default, dim 0."""
+    _, batch = center_case()
+    vmapped = torch.func.vmap(CenterWrongVmap.apply, in_dims=1)(batch.T)
+    torch.testing.assert_close(vmapped, looped(CenterWrongVmap, batch))
