@@ -29,7 +29,9 @@ def raised_where(error: BaseException, candidate: Callable) -> tuple[str, str]:
         inside_torch = "/torch/" in last.filename.replace("\\", "/")
         return ("torch" if inside_torch else ""), line
     tree, row = function_tree(candidate), (last.lineno or 0) - code.co_firstlineno + 1
-    for node in ast.walk(tree) if tree is not None else ():
+    if tree is None:
+        return "", line  # its source cannot be read (exec, a plain REPL): who raised is unknown
+    for node in ast.walk(tree):
         if isinstance(node, ast.Raise | ast.Assert) and node.lineno <= row <= node.end_lineno:
             names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
             if isinstance(node, ast.Assert) or any(

@@ -34,3 +34,20 @@ def test_each_wrong_result_gets_its_words_and_a_right_one_passes():
 def test_without_a_placeholder_in_the_starter_an_ellipsis_is_just_a_wrong_kind():
     words = OneGradientWords("n", str, count="", none="", kind="{kind}", size="")
     assert one_gradient_case(Run(grads=(...,)), X, words).fix == "an ellipsis"
+
+
+def test_extra_trailing_nones_are_forgiven_as_autograd_forgives_them():
+    assert one_gradient_case(Run(grads=(torch.zeros(3), None)), X, WORDS).passed
+    assert one_gradient_case(Run(grads=(torch.zeros(3), None, None)), X, WORDS).passed
+    assert fix_for(grads=(None, torch.zeros(3))) == "2 things"  # a leading None is a mistake
+    x = torch.tensor([2.0], requires_grad=True)
+    two = type(
+        "CubeAndNone",
+        (torch.autograd.Function,),
+        {
+            "forward": staticmethod(lambda ctx, t: t**3),
+            "backward": staticmethod(lambda ctx, g: (g * 12, None)),
+        },
+    )
+    two.apply(x).backward()
+    assert x.grad.item() == 12.0  # the claim: autograd accepts the extra None

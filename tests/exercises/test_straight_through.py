@@ -100,7 +100,7 @@ def test_straight_through_scaled_grad_out_is_named(backward, says):
 
 
 @pytest.mark.parametrize(
-    "returned", [lambda g: (g, None), lambda g: (g, g), lambda g: ()], ids=["2-none", "2", "0"]
+    "returned", [lambda g: (None, g), lambda g: (g, g), lambda g: ()], ids=["none-first", "2", "0"]
 )
 def test_straight_through_wrong_number_of_things_is_counted(returned):
     first = round_problem(my_round(lambda ctx, grad_out: returned(grad_out)))
@@ -296,3 +296,7 @@ def test_a_forward_that_saves_another_tensor_is_told_how_many_it_saved():
 
     first = round_problem(SavesTwo)
     assert first.got == "forward saved 2 tensors with ctx.save_for_backward"
+
+
+def test_an_extra_trailing_none_is_forgiven_as_autograd_forgives_it():
+    assert check_straight_through(my_round(lambda ctx, grad_out: (grad_out, None))).ok

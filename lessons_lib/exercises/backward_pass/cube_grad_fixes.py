@@ -12,6 +12,7 @@ from lessons_lib.exercises.backward_pass.answers import cube_grad
 from lessons_lib.exercises.backward_pass.cube_grad_words import (
     COPY,
     CUT_CHAIN,
+    FUNCTORCH,
     GRAD_OUT_SHAPE,
     GRAD_WRT_UNTRACKED,
     GRAD_WRT_UNUSED,
@@ -280,6 +281,8 @@ def fix_for_error(error: Exception, usage: Usage) -> tuple[str, str]:
         return LEAF_IN_PLACE, ""
     if "modified by an inplace operation" in message:
         return SAVED_IN_PLACE, READ["saved"]
+    if "it must override the setup_context staticmethod" in message:
+        return f"{_where(error)} {FUNCTORCH}", ""
     if "must implement either the backward or vjp" in message:
         return "Your Cube has no backward: write @staticmethod backward(ctx, grad_out).", ""
     if isinstance(error, UnboundLocalError):  # a NameError whose name is not set
@@ -305,17 +308,21 @@ def fix_for_error(error: Exception, usage: Usage) -> tuple[str, str]:
             "condition.",
             "",
         )
-    if failure.line:
-        where = f"Read the error above: it came through your line `{failure.line}`; fix that line."
-    else:
-        where = (
-            "Read the error above: it was raised outside your code, and the traceback passes "
-            "through no line of your own code."
-        )
     return (
-        f"{where} Every kind of input here is ordinary, so cube_grad should handle it "
+        f"{_where(error)} Every kind of input here is ordinary, so cube_grad should handle it "
         "without special cases.",
         "",
+    )
+
+
+def _where(error: Exception) -> str:
+    """Where the error came through the learner's code, or that it came through none."""
+    failure = Failure.of("cube_grad", error)
+    if failure.line:
+        return f"Read the error above: it came through your line `{failure.line}`; fix that line."
+    return (
+        "Read the error above: it was raised outside your code, and the traceback passes "
+        "through no line of your own code."
     )
 
 

@@ -156,6 +156,11 @@ SCALAR_GRAD = (
 )
 
 
+FUNCTORCH = (
+    "torch.func's transforms (grad, vmap, jacrev) refuse a Function written in the classic "
+    "form, forward(ctx, x), which is how Cube is written: they need the setup_context form. "
+    "Ask autograd directly instead: torch.autograd.grad(total, inputs), or .backward()."
+)
 NUMPY = (
     ".numpy() leaves PyTorch, and autograd cannot follow steps it did not record. Keep every "
     "step from Cube.apply(...) to .sum() in torch."

@@ -82,12 +82,12 @@ def forward_cubes(p: FunctionFacts) -> bool:
     )
 
 
-def one_gradient(p: FunctionFacts, trailing_nones: bool = False) -> torch.Tensor | None:
+def one_gradient(p: FunctionFacts) -> torch.Tensor | None:
     """The one tensor backward gave back (alone or in a 1-tuple), shaped like x; else None.
-    `trailing_nones`: a tuple with extra Nones after it counts too, as autograd's engine
-    accepts it (the doctor judges through the engine; check_cube asks for one thing)."""
+    A tuple with extra Nones after it counts too, as autograd's engine accepts it (and so
+    do the doctor and check_cube)."""
     got = p.returned
-    if trailing_nones and isinstance(got, tuple) and got and all(g is None for g in got[1:]):
+    if isinstance(got, tuple) and got and all(g is None for g in got[1:]):
         got = got[:1]
     if isinstance(got, tuple) and len(got) == 1:
         got = got[0]
@@ -114,10 +114,10 @@ def multiplies(p: FunctionFacts) -> bool | None:
     return got.is_floating_point() and torch.allclose(got.double(), want, rtol=1e-5, atol=1e-6)
 
 
-def is_right(facts: CubeFacts, trailing_nones: bool = False) -> bool:
-    """The module docstring's RIGHT (`trailing_nones`: as one_gradient's)."""
+def is_right(facts: CubeFacts) -> bool:
+    """The module docstring's RIGHT."""
     for p in facts.probes:
-        grad = one_gradient(p, trailing_nones)
+        grad = one_gradient(p)
         clean = not (
             p.x_changed_by_forward
             or p.grad_out_changed

@@ -179,12 +179,12 @@ def doctor_headline_claims() -> list[ClaimKind]:
         claim(
             "doctor headline: no problems found",
             r"^\w+: no problems found(?: \(checked in \w+\))?$",
-            lambda found, a: None if a.argument else is_right(a.facts, trailing_nones=True),
+            lambda found, a: None if a.argument else is_right(a.facts),
         ),
         claim(
             "doctor headline: problems found",
             r"^\w+: (?P<n>\d+) problems? found(?: \(checked in \w+\))?$",
-            lambda found, a: True if a.argument else not is_right(a.facts, trailing_nones=True),
+            lambda found, a: True if a.argument else not is_right(a.facts),
         ),
     ]
 

@@ -65,7 +65,7 @@ def doctor_problems(attempt: Attempt, out: Outputs) -> list[Problem]:
     first = out.text.splitlines()[0] if out.text else ""
     codes = _CODE.findall(out.text)
     if not attempt.argument:
-        right = is_right(attempt.facts, trailing_nones=True)
+        right = is_right(attempt.facts)
         if not right and out.ok:
             found.append(Problem("b: a wrong Cube has no problems found", first, ""))
         if right and not out.ok:

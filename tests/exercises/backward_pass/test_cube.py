@@ -64,7 +64,7 @@ def test_check_cube_passes_the_course_cube_and_fails_the_starter():
         ("return grad_out * x**3", 2, "backward multiplied grad_out by x³, forward's result"),
         ("return -grad_out * 3 * x**2", 2, "The sign is flipped"),
         ("grad_out * 3 * x**2", 1, "Did the word return go missing"),
-        ("return grad_out * 3 * x**2, None", 1, "backward gave back 2 things"),
+        ("return grad_out * 3 * x**2, grad_out", 1, "backward gave back 2 things"),
         ("return (grad_out * 3 * x**2).sum()", 1, "no .sum()"),
         ("return grad_output * 3 * x**2", 1, "the upstream gradient is called grad_out"),
         ("grad_out *= 3 * x**2\n        return grad_out", 3, "backward changed grad_out itself"),

@@ -385,3 +385,23 @@ def test_an_error_that_passed_through_no_line_of_the_learners_says_so():
     assert "setup_context" in first.got
     assert "the traceback passes through no line of your own code" in first.fix
     assert "fix the line it names" not in first.fix
+
+
+def test_torch_func_on_the_classic_cube_is_named_as_the_form_it_needs():
+    first = problem(
+        f"""
+def cube_grad(x):
+    {FLOATS_ONLY}
+    return torch.func.grad(lambda t: Cube.apply(t).sum())(x)
+"""
+    )
+    assert "setup_context form" in first.fix and "torch.autograd.grad" in first.fix
+    assert "ordinary" not in first.fix
+
+
+def test_an_own_raise_whose_source_cannot_be_read_is_not_blamed_on_pytorch():
+    namespace = {"torch": torch, "Cube": Cube}
+    source = "def cube_grad(x):\n    raise TypeError('cube_grad needs a float tensor')\n"
+    exec(compile(source, "<no-source>", "exec"), namespace)  # no linecache entry: no source
+    first = check_cube_grad(namespace["cube_grad"]).first_failure
+    assert "PyTorch" not in first.got and "PyTorch" not in first.fix
