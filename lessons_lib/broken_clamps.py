@@ -270,7 +270,8 @@ CATALOGUE = (
         "zero-at-one",
         "forward gives 0 instead of 1 at exactly x = 1",
         "Compare forward with torch.clamp(x, 0, 1) at exactly 0 and 1. gradcheck cannot see "
-        "this one: it evaluates forward only on either side of each point, never at it.",
+        "this one: its differences use forward only at x ± eps, and it never compares "
+        "forward's own value with anything.",
         zero_at_one,
     ),
     BrokenClamp(
@@ -312,7 +313,8 @@ ABS_GRAD_OUT = BrokenClamp(
     "see this one: with its default switches every grad_out it sends is 0 or more, and for "
     "those grad_out.abs() is grad_out itself; check_batched_grad=True sends negative ones "
     "too, but compares what backward gives back only with what the same backward gives "
-    "back under vmap.",
+    "back under vmap; gradgradcheck sends negative ones as well, and differentiates this "
+    "backward against itself.",
     abs_grad_out,
 )
 EXERCISE_BUGS = (*CATALOGUE, RELU_MASK, ABS_GRAD_OUT)

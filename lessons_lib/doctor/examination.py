@@ -180,5 +180,7 @@ def _where(sample: Sample) -> str:
 
 
 def _count(sample: Sample) -> str:
-    points = sum(a.numel() for a in sample.inputs if differentiable(a))
-    return f"{points} points of {sample.label}" if sample.first else f"{points} {sample.label}"
+    floats = [a.numel() for a in sample.inputs if differentiable(a)]
+    if sample.first:
+        return f"{sum(floats)} points of {sample.label}"
+    return f"{floats[0]} {sample.label}"  # only the first float input moves (samples.py)

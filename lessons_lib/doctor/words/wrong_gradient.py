@@ -146,6 +146,6 @@ def inexact(name: str, error: float, accuracy: float) -> str:
         f"computed from a formula in float64 agree far more closely (within {accuracy:g} for "
         "every correct Function the doctor is tested on); an error this size is what a "
         "finite difference leaves. If backward nudges its input and subtracts, write the "
-        "derivative's formula instead: in float32 a finite difference is wrong from the "
-        "third to the fifth digit."
+        "derivative's formula instead: in float32 a finite difference keeps at best about "
+        "five digits, and with gradcheck's step of 1e-6 it can be wrong in the first or second."
     )

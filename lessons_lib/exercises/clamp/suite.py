@@ -75,7 +75,9 @@ def check_my_checks(my_checks: object = MISSING, hint: object = 0) -> ExerciseCh
     trusted = all(c.passed for c in cases)
     # A suite that fails correct code "catches" everything: its catches are not run.
     bugs = {bug.key: run(my_checks, bug.make()) if trusted else None for bug in EXERCISE_BUGS}
-    cases += [_bug_case(bug, bugs[bug.key], trusted, note) for bug in EXERCISE_BUGS]
+    # An uncalled property test is its own case's problem: calling it may not catch a bug.
+    bug_note = "" if source.uncalled else note
+    cases += [_bug_case(bug, bugs[bug.key], trusted, bug_note) for bug in EXERCISE_BUGS]
     course = runs[0][1]
     # The property test's gradient is judged on a Clamp01 that is wrong only while
     # hypothesis draws, so only a property test that checks the gradient can catch it.
