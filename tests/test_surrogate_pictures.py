@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from lessons_lib.surrogate_gradients import SHAPES, surrogate_slope
-from lessons_lib.surrogate_pictures import draw_surrogates
+from lessons_lib.surrogate_pictures import draw_surrogates, surrogates_picture
 
 
 @pytest.fixture(scope="module")
@@ -43,3 +43,8 @@ def test_a_narrower_bump_is_drawn_taller(figure):
 def test_the_figure_renders(figure):
     figure.canvas.draw()
     assert figure.canvas.buffer_rgba() is not None
+
+
+def test_the_picture_a_notebook_shows_is_a_png():
+    png = surrogates_picture(width=0.5).data
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
