@@ -6,6 +6,8 @@ are None. check_spike says what is right or wrong with it and never raises; ever
 about the learner's code is read off what a run recorded (lessons_lib.running).
 """
 
+from dataclasses import dataclass
+
 import torch
 
 from lessons_lib.exercises import spike_words as words
@@ -20,6 +22,39 @@ THRESHOLD, WIDTH = 1.0, 0.5
 SPIKE_X = (1.0, 0.25, 1.5, 2.75, -1.0)
 # Uneven, signed and beyond ±1: a backward that ignores or clips grad_out cannot match it.
 SPIKE_GRAD_OUT = (2.0, -1.5, 3.0, 0.5, -4.0)
+# A second threshold and width: a spike that fixed 1 and 0.5 in its code cannot follow them.
+MOVED_THRESHOLD, MOVED_WIDTH = -0.5, 2.0
+MOVED_X = (-0.5, 1.0, -3.0, 0.5, 4.0)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Where the check runs MySpike: the numbers x, the threshold and the width."""
+
+    x: tuple
+    threshold: float
+    width: float
+
+    def tensor(self, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+        return torch.tensor(self.x, dtype=dtype)
+
+    def step(self) -> torch.Tensor:
+        x = self.tensor(torch.float64)
+        return (x >= self.threshold).to(x.dtype)
+
+    def bump(self, threshold: float | None = None, width: float | None = None) -> torch.Tensor:
+        """The fast-sigmoid bump at x (centred on `threshold`, `width` wide: by default its own)."""
+        t = self.threshold if threshold is None else threshold
+        w = self.width if width is None else width
+        return surrogate_slope(self.tensor(torch.float64), "fast-sigmoid", t, w)
+
+    @property
+    def words(self) -> str:
+        return f"threshold {self.threshold:g}, width {self.width:g}"
+
+
+MAIN = Setting(SPIKE_X, THRESHOLD, WIDTH)
+MOVED = Setting(MOVED_X, MOVED_THRESHOLD, MOVED_WIDTH)
 
 
 def check_spike(fn: object = MISSING, hint: object = 0) -> ExerciseCheck:
@@ -36,33 +71,42 @@ def check_spike(fn: object = MISSING, hint: object = 0) -> ExerciseCheck:
     return ExerciseCheck(function.__name__, cases, words.HINTS, words.HINT_CALL).hint(hint)
 
 
-def _run(fn: type, dtype: torch.dtype, grad_out: tuple | None) -> Run:
-    x = torch.tensor(SPIKE_X, dtype=dtype)
+def _run(fn: type, setting: Setting, dtype=torch.float32, grad_out: tuple | None = None) -> Run:
+    x = setting.tensor(dtype)
     sent = torch.ones_like(x) if grad_out is None else torch.tensor(grad_out, dtype=dtype)
-    return run_function(fn, (x, THRESHOLD, WIDTH), lambda output, index: sent.clone())
+    inputs = (x, setting.threshold, setting.width)
+    return run_function(fn, inputs, lambda output, index: sent.clone())
 
 
 def spike_cases(fn: type) -> list[Case]:
     """The five cases, in order; a later one is "not checked yet" when an earlier one stops it."""
-    x = torch.tensor(SPIKE_X)
-    ones = _run(fn, torch.float32, None)
-    step_case = _step_case(ones, x)
+    x = MAIN.tensor()
+    ones, moved = _run(fn, MAIN), _run(fn, MOVED)
+    step_case = _step_case(ones, MAIN)
+    if step_case.passed:
+        step_case = _step_case(moved, MOVED)
+    whole = _whole_step(ones)
+    if whole is not None:  # the step's values, in numbers autograd cannot follow back to x
+        later = (words.THREE, words.CENTRED, words.SCALES)
+        return [
+            Case(words.STEP, True),
+            whole,
+            *(Case.not_checked(n, words.NO_WAY_BACK) for n in later),
+        ]
     if ones.failure is not None and ones.failure.stage == "forward":
         later = (words.KIND, words.THREE, words.CENTRED, words.SCALES)
         return [step_case, *(Case.not_checked(n) for n in later)]
-    kind_case = _kind_case(_run(fn, torch.float64, None))
+    kind_case = _kind_case(ones, _run(fn, MAIN, torch.float64))
     three_case = _three_case(ones, x)
     first = _first_gradient(ones, x)
     if first is None:
-        why = "backward gave back no gradient for x to check"
-        return [
-            step_case,
-            kind_case,
-            three_case,
-            *(Case.not_checked(n, why) for n in (words.CENTRED, words.SCALES)),
-        ]
-    scaled = _first_gradient(_run(fn, torch.float32, SPIKE_GRAD_OUT), x)
-    return [step_case, kind_case, three_case, _centred_case(first, x), _scales_case(first, scaled)]
+        later = (words.CENTRED, words.SCALES)
+        return [step_case, kind_case, three_case, *(Case.not_checked(n) for n in later)]
+    centred = _centred_case(first, MAIN)
+    if centred.passed:
+        centred = _moved_centred_case(_first_gradient(moved, x), first)
+    scaled = _first_gradient(_run(fn, MAIN, grad_out=SPIKE_GRAD_OUT), x)
+    return [step_case, kind_case, three_case, centred, _scales_case(first, scaled)]
 
 
 def _first_gradient(run: Run, x: torch.Tensor) -> torch.Tensor | None:
@@ -75,10 +119,11 @@ def _first_gradient(run: Run, x: torch.Tensor) -> torch.Tensor | None:
     return grad.detach() if grad.is_floating_point() else None
 
 
-def _step_case(run: Run, x: torch.Tensor) -> Case:
+def _step_case(run: Run, setting: Setting) -> Case:
     name = words.STEP
-    want = (x >= THRESHOLD).to(x.dtype)
-    expected = f"{plain(want)}  (for x = {plain(x)}, threshold {THRESHOLD:g})"
+    x = setting.tensor()
+    want = setting.step()
+    expected = f"{plain(want.float())}  (for x = {plain(x)}, threshold {setting.threshold:g})"
     write = words.WRITE_STEP
     failed = run.failure
     if failed is not None and failed.stage == "forward":
@@ -95,29 +140,49 @@ def _step_case(run: Run, x: torch.Tensor) -> Case:
     if not isinstance(got, torch.Tensor) or got.shape != want.shape:
         return Case(name, False, expected, plain(got), write + ".")
     values = got.detach().to(torch.float64)
-    if torch.equal(values, want.double()):
+    if torch.equal(values, want):
         return Case(name, True)
-    if torch.equal(values, (x > THRESHOLD).double()):
-        fix = words.STRICT.format(t=THRESHOLD)
-    elif torch.equal(values, (x >= 0).double()) or torch.equal(values, (x > 0).double()):
-        fix = words.AT_ZERO.format(t=THRESHOLD)
+    xs = setting.tensor(torch.float64)
+    t = setting.threshold
+    if torch.equal(values, (xs > t).double()):
+        fix = words.STRICT.format(t=t)
+    elif torch.equal(values, (xs >= 0).double()) or torch.equal(values, (xs > 0).double()):
+        fix = words.AT_ZERO.format(t=t)
+    elif setting is MOVED and torch.equal(values, (xs >= THRESHOLD).double()):
+        fix = words.STEP_STAYED.format(t=t, main=THRESHOLD)
     else:
         fix = words.STEP_OTHERWISE
     return Case(name, False, expected, plain(got), fix + write + ".")
 
 
-def _kind_case(run: Run) -> Case:
-    """float64 in, float64 out: the check's second run, in float64."""
+def _whole_step(run: Run) -> Case | None:
+    """The kind case, failed, when forward gave back the step's values as whole numbers or
+    True and False (autograd cannot follow those); None otherwise."""
     output = run.output
-    stopped = run.failure is not None and run.failure.stage == "forward"
-    if stopped or not isinstance(output, torch.Tensor):
-        return Case.not_checked(words.KIND)
-    if output.dtype == torch.float64:
-        return Case(words.KIND, True)
-    got = words.KIND_GOT.format(got=output.dtype, x_kind="torch.float64")
-    return Case(
-        words.KIND, False, words.KIND_EXPECTED, got, words.KIND_FIX.format(got=output.dtype)
-    )
+    failed = run.failure
+    if failed is None or failed.kind != "NoGraph" or not isinstance(output, torch.Tensor):
+        return None
+    if output.is_floating_point() or output.shape != MAIN.step().shape:
+        return None
+    if not torch.equal(output.to(torch.float64), MAIN.step()):
+        return None
+    got = untracked(output)
+    return Case(words.KIND, False, words.KIND_EXPECTED, got, words.KIND_WHOLE)
+
+
+def _kind_case(single: Run, double: Run) -> Case:
+    """float32 in, float32 out; float64 in, float64 out."""
+    for run, dtype in ((single, torch.float32), (double, torch.float64)):
+        output = run.output
+        stopped = run.failure is not None and run.failure.stage == "forward"
+        if stopped or not isinstance(output, torch.Tensor):
+            return Case.not_checked(words.KIND)
+        if output.dtype != dtype:
+            got = words.KIND_GOT.format(got=output.dtype, x_kind=dtype)
+            same = single.output.dtype == output.dtype
+            fix = words.KIND_FIX.format(got=output.dtype) if same else words.KIND_OTHER
+            return Case(words.KIND, False, words.KIND_EXPECTED, got, fix)
+    return Case(words.KIND, True)
 
 
 def _three_case(run: Run, x: torch.Tensor) -> Case:
@@ -127,6 +192,11 @@ def _three_case(run: Run, x: torch.Tensor) -> Case:
         got = f"backward stopped with an error: {failed.kind}: {failed.message}"
         return Case(name, False, expected, got, words.BACKWARD_ERROR)
     grads = run.grads
+    if len(grads) == 1 and isinstance(grads[0], list):
+        got = f"a list of {len(grads[0])} things: " + ", ".join(plain(g) for g in grads[0])
+        return Case(name, False, expected, got, words.LIST)
+    if len(grads) == 1 and grads[0] is None:
+        return Case(name, False, expected, "None", words.GAVE_NONE)
     if len(grads) != 3:
         things = ", ".join(plain(g) for g in grads)
         got = f"{len(grads)} thing{'s' if len(grads) != 1 else ''}: {things}"
@@ -141,28 +211,43 @@ def _three_case(run: Run, x: torch.Tensor) -> Case:
     return Case(name, True)
 
 
-def _centred_case(got: torch.Tensor, x: torch.Tensor) -> Case:
+def _centred_case(got: torch.Tensor, setting: Setting) -> Case:
     """With grad_out all ones, backward's gradient for x is the bump's height at each x."""
     name = words.CENTRED
-    want = surrogate_slope(x.double(), "fast-sigmoid", THRESHOLD, WIDTH)
-    shown = want.to(x.dtype)
-    expected = words.CENTRED_EXPECTED.format(want=plain(shown), x=plain(x), t=THRESHOLD, w=WIDTH)
+    want = setting.bump()
+    x = setting.tensor()
+    expected = words.CENTRED_EXPECTED.format(
+        want=plain(want.float()), x=plain(x), t=setting.threshold, w=setting.width
+    )
     values = got.double()
-    if torch.allclose(values, want, rtol=1e-4, atol=1e-6):
+    if _close(values, want):
         return Case(name, True)
-    at_zero = surrogate_slope(x.double(), "fast-sigmoid", 0.0, WIDTH)
-    one_wide = surrogate_slope(x.double(), "fast-sigmoid", THRESHOLD, 1.0)
     if not values.any():
         fix = words.ZEROS
     elif torch.allclose(values, torch.ones_like(values)):
         fix = words.ONES
-    elif torch.allclose(values, at_zero, rtol=1e-4, atol=1e-6):
-        fix = words.CENTRED_AT_ZERO.format(t=THRESHOLD)
-    elif torch.allclose(values, one_wide, rtol=1e-4, atol=1e-6):
-        fix = words.WIDTH_ONE.format(w=WIDTH)
+    elif _close(values, setting.bump(threshold=0.0)):
+        fix = words.CENTRED_AT_ZERO.format(t=setting.threshold)
+    elif _close(values, setting.bump(width=1.0)):
+        fix = words.WIDTH_ONE.format(w=setting.width)
+    elif setting is MOVED and _close(values, setting.bump(THRESHOLD, WIDTH)):
+        fix = words.BUMP_STAYED.format(settings=setting.words, main=MAIN.words)
     else:
         fix = words.BUMP_OTHERWISE
     return Case(name, False, expected, plain(got), words.WITH_ONES + fix)
+
+
+def _moved_centred_case(moved: torch.Tensor | None, main: torch.Tensor) -> Case:
+    """The bump follows the threshold and width forward receives: the second setting."""
+    if moved is None:  # it worked at the first setting, and failed at this one
+        expected = plain(MOVED.bump().float())
+        got = f"with {MOVED.words}, backward gave back no tensor shaped like x"
+        return Case(words.CENTRED, False, expected, got, words.BUMP_OTHERWISE)
+    return _centred_case(moved, MOVED)
+
+
+def _close(values: torch.Tensor, want: torch.Tensor) -> bool:
+    return torch.allclose(values, want, rtol=1e-4, atol=1e-6)
 
 
 def _scales_case(ones: torch.Tensor, scaled: torch.Tensor | None) -> Case:
@@ -175,13 +260,13 @@ def _scales_case(ones: torch.Tensor, scaled: torch.Tensor | None) -> Case:
     want = grad_out * ones.double()
     expected = words.SCALES_EXPECTED.format(want=plain(want.to(ones.dtype)), g=g)
     values = scaled.double()
-    if torch.allclose(values, want, rtol=1e-4, atol=1e-6):
+    if _close(values, want):
         return Case(name, True)
-    if torch.allclose(values, ones.double(), rtol=1e-4, atol=1e-6):
+    if _close(values, ones.double()):
         fix = words.IGNORES.format(g=g)
-    elif torch.allclose(values, grad_out.clamp(-1, 1) * ones.double(), rtol=1e-4, atol=1e-6):
+    elif _close(values, grad_out.clamp(-1, 1) * ones.double()):
         fix = words.CLAMPED
-    elif torch.allclose(values, grad_out.abs() * ones.double(), rtol=1e-4, atol=1e-6):
+    elif _close(values, grad_out.abs() * ones.double()):
         fix = words.SIGN_LOST
     else:
         fix = words.SCALES_OTHERWISE

@@ -40,7 +40,7 @@ HINTS = (
 WANTED = Wanted("check_spike", "your MySpike class", "check_spike(MySpike)", wants_class=True)
 
 STEP = "forward is the step: 1 where x reaches the threshold, 0 below it"
-KIND = "forward keeps x's kind of numbers (float64 in, float64 out)"
+KIND = "forward keeps x's kind of numbers (float32 in, float32 out; float64 in, float64 out)"
 THREE = "backward gives back three things: a gradient for x, None for each number"
 CENTRED = "backward's slope is the fast-sigmoid bump, centred on the threshold"
 SCALES = "backward scales with grad_out"
@@ -55,12 +55,35 @@ AT_ZERO = (
     "number forward receives, not with 0. "
 )
 PLACEHOLDER = "forward still gives back the placeholder ... from the starter. "
+STEP_STAYED = (
+    "with threshold {t:g}, forward's step stayed at {main:g}, where it was for the first "
+    "threshold: compare x with threshold, the number forward receives, not a fixed number. "
+)
+BUMP_STAYED = (
+    "with {settings}, backward gave back the bump for {main}: the threshold and width are "
+    "written into backward. Use ctx.threshold and ctx.width, the numbers forward received. "
+)
 STEP_OTHERWISE = "forward's numbers are not the step's 1s and 0s. "
-KIND_EXPECTED = "torch.float64 numbers out, as x's"
+KIND_EXPECTED = "x's own kind out: torch.float32 for float32 x, torch.float64 for float64 x"
 KIND_GOT = "forward gave back {got} numbers for {x_kind} x"
 KIND_FIX = (
     "forward turns True and False into numbers of a fixed kind ({got}), whatever x holds. "
     "Write .to(x.dtype) instead: it keeps x's kind, so a float64 network stays float64."
+)
+KIND_OTHER = "forward changes x's kind of numbers. Write .to(x.dtype): it keeps x's kind."
+KIND_WHOLE = (
+    "forward's 1s and 0s are right, but as True and False or whole numbers autograd cannot "
+    "send a gradient back through them, so backward never runs. Write .to(x.dtype): the same "
+    "1s and 0s, in x's own kind of decimal numbers."
+)
+NO_WAY_BACK = "forward's whole numbers cannot carry a gradient back to x"
+LIST = (
+    "backward gave back a list, and autograd reads a list as one thing. Give back the three "
+    "as a tuple: return grad_out * slope, None, None (no square brackets)."
+)
+GAVE_NONE = (
+    "backward gave back nothing (None): did you forget the word return? It gives back "
+    "grad_out * slope, None, None."
 )
 THREE_EXPECTED = "(a tensor shaped like x, None, None)"
 BACKWARD_ERROR = (

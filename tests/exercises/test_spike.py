@@ -128,3 +128,21 @@ def test_a_wrong_argument_gets_one_line():
 def test_the_hint_ladder_ends_with_the_answer():
     shown = str(check_spike(spike(back="return slope, None, None"), hint=3))
     assert "Hint 3 of 3 (the answer)" in shown and RETURN in shown
+
+
+def test_a_threshold_written_into_forward_is_caught_at_the_second_threshold():
+    verdict = check_spike(spike(forward="return (x >= 1.0).to(x.dtype)"))
+    assert marks(verdict) == "✗✓✓✓✓"
+    failure = verdict.first_failure
+    assert "with threshold -0.5, forward's step stayed at 1" in failure.fix
+    assert "threshold -0.5" in failure.expected
+
+
+def test_a_threshold_and_width_written_into_backward_are_caught():
+    slope = 'slope = surrogate_slope(x, "fast-sigmoid", 1.0, 0.5)'
+    verdict = check_spike(spike(slope=slope))
+    assert marks(verdict) == "✓✓✓✗✓"
+    failure = verdict.first_failure
+    assert "with threshold -0.5, width 2, backward gave back the bump for threshold 1" in (
+        failure.fix
+    )
