@@ -234,7 +234,8 @@ def _centred_case(got: torch.Tensor, setting: Setting) -> Case:
         fix = words.BUMP_STAYED.format(settings=setting.words, main=MAIN.words)
     else:
         fix = words.BUMP_OTHERWISE
-    return Case(name, False, expected, plain(got), words.WITH_ONES + fix)
+    read = words.READ_TRUE_GRADIENT if fix == words.ZEROS else words.READ_BUMP
+    return Case(name, False, expected, plain(got), words.WITH_ONES + fix, read)
 
 
 def _moved_centred_case(moved: torch.Tensor | None, main: torch.Tensor) -> Case:

@@ -2,6 +2,7 @@
 hint ladder, in words a beginner on lesson 3 knows."""
 
 from lessons_lib.exercises.base import Hint, Wanted
+from lessons_lib.sections import read_more
 
 ANSWER = """\
 class MySpike(torch.autograd.Function):
@@ -37,6 +38,8 @@ HINTS = (
     ),
     Hint("the answer", "The whole class:", ANSWER),
 )
+READ_TRUE_GRADIENT = read_more("true-gradient")
+READ_BUMP = read_more("surrogate-bump")
 WANTED = Wanted("check_spike", "your MySpike class", "check_spike(MySpike)", wants_class=True)
 
 STEP = "forward is the step: 1 where x reaches the threshold, 0 below it"

@@ -67,6 +67,7 @@ def test_a_bump_centred_at_zero_is_caught():
     verdict = check_spike(spike(slope='slope = surrogate_slope(x, "fast-sigmoid", 0.0, ctx.width)'))
     assert marks(verdict) == "✓✓✓✗✓"
     assert "centred at 0, not at the threshold 1" in verdict.first_failure.fix
+    assert verdict.first_failure.read == "Lesson 3 beginner track, “The white lie, generalised”"
 
 
 def test_a_bump_one_wide_is_caught():
@@ -108,6 +109,9 @@ def test_the_true_gradient_is_named():
     verdict = check_spike(spike(back="return torch.zeros_like(grad_out), None, None"))
     assert marks(verdict) == "✓✓✓✗✓"
     assert "all zeros: the step's true gradient" in verdict.first_failure.fix
+    assert verdict.first_failure.read == (
+        "Lesson 3 beginner track, “Training with the true gradient”"
+    )
 
 
 def test_the_starter_fails_with_every_later_case_not_checked_yet():
