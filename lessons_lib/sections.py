@@ -12,12 +12,14 @@ L1_DEVELOPER = "01-custom-function/2-developer.ipynb"
 L1_RESEARCHER = "01-custom-function/3-researcher.ipynb"
 L2_DEVELOPER = "02-checking-gradients/2-developer.ipynb"
 CLAMP_EXERCISE = "exercises/check-your-clamp01.ipynb"
+L3_BEGINNER = "03-surrogate-gradients/1-beginner.ipynb"
 
 TRACK_NAMES = {
     L1_BEGINNER: "Lesson 1 beginner track",
     L1_DEVELOPER: "Lesson 1 developer track",
     L1_RESEARCHER: "Lesson 1 researcher track",
     L2_DEVELOPER: "Lesson 2 developer track",
+    L3_BEGINNER: "Lesson 3 beginner track",
     CLAMP_EXERCISE: "This notebook",  # cited only from the exercise itself
 }
 
@@ -92,6 +94,9 @@ TAUGHT: dict[str, Section] = {
     "kinks": Section(L2_DEVELOPER, "Inputs at kinks"),
     "pytest": Section(L2_DEVELOPER, "Testing a Function in a pytest file"),
     "frozen-input": Section(L2_DEVELOPER, "Frozen inputs: test every `needs_input_grad` pattern"),
+    # lesson 3, beginner track
+    "true-gradient": Section(L3_BEGINNER, "Training with the true gradient"),
+    "surrogate-bump": Section(L3_BEGINNER, "The white lie, generalised"),
     # the exercise "Check your Clamp01"
     "clamp": _part(1, "Clamp01: keep numbers between 0 and 1"),
     "corners": _part(1, "The corners at 0 and 1"),

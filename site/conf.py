@@ -56,6 +56,13 @@ course_navigation = [
             "notebooks/exercises/check-your-clamp01",
         ],
     ),
+    (
+        "Lesson 3: useful lies",
+        [
+            "notebooks/03-surrogate-gradients/1-beginner",
+            "notebooks/exercises/choose-your-surrogate",
+        ],
+    ),
     ("About the course", ["notebooks/teachers-guide", "README"]),
 ]
 

@@ -9,6 +9,8 @@ checks, which run the learner's property tests, import hypothesis.
 - clamp/                    "Check your Clamp01": its answers, check_edge_test, check_my_checks
 - straight_through.py       lesson 1's beginner task, check_straight_through
 - nudge.py                  lesson 2's beginner task, check_nudge
+- spike.py                  "Choose your surrogate", Part 1 (lesson 3's beginner task), check_spike,
+                            and its answer SpikeAnswer (spike_answers.py)
 Each exercise's words (case names, fixes, hints) live in a words module beside its logic.
 """
 
@@ -26,6 +28,8 @@ _HOME = {
     "grad_outs_gradcheck_sends": "lessons_lib.exercises.clamp.observe",
     "check_nudge": "lessons_lib.exercises.nudge",
     "check_straight_through": "lessons_lib.exercises.straight_through",
+    "check_spike": "lessons_lib.exercises.spike",
+    "SpikeAnswer": "lessons_lib.exercises.spike_answers",
 }
 
 

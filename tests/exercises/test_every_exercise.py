@@ -16,6 +16,7 @@ from lessons_lib import (
     check_edge_test,
     check_my_checks,
     check_nudge,
+    check_spike,
     check_straight_through,
 )
 
@@ -59,6 +60,7 @@ def leaky_test(Clamp01Candidate):
 LEAKY = {
     "check_cube": (check_cube, LeakyCube),
     "check_straight_through": (check_straight_through, LeakyCube),
+    "check_spike": (check_spike, LeakyCube),
     "check_cube_grad": (check_cube_grad, leaky_cube_grad),
     "check_nudge": (check_nudge, leaky_nudge),
     "check_edge_test": (check_edge_test, leaky_test),
@@ -117,7 +119,7 @@ def test_only_the_clamp01_exercise_loads_hypothesis():
     code = (
         "import sys; import lessons_lib; assert 'hypothesis' not in sys.modules; "
         "from lessons_lib import check_cube, check_cube_grad, check_nudge, cube_grad, "
-        "check_straight_through; assert 'hypothesis' not in sys.modules; "
+        "check_straight_through, check_spike; assert 'hypothesis' not in sys.modules; "
         "from lessons_lib import check_edge_test; assert 'hypothesis' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)

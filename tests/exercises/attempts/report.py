@@ -16,6 +16,7 @@ def _checks() -> dict[str, Callable[[], tuple[list, int, list[Judged]]]]:
     from tests.exercises.attempts.cube_grad_attempts import cube_grad_attempts
     from tests.exercises.attempts.doctor_judging import judge_doctor
     from tests.exercises.attempts.nudge_attempts import nudge_attempts
+    from tests.exercises.attempts.spike_attempts import spike_attempts
     from tests.exercises.attempts.straight_through_attempts import straight_through_attempts
 
     def through(attempts_of, spec):
@@ -34,6 +35,7 @@ def _checks() -> dict[str, Callable[[], tuple[list, int, list[Judged]]]]:
         "check_cube_grad": through(cube_grad_attempts, specs.cube_grad),
         "check_straight_through": through(straight_through_attempts, specs.straight_through),
         "check_nudge": through(nudge_attempts, specs.nudge),
+        "check_spike": through(spike_attempts, specs.spike),
         "check_function (the doctor, on the Cubes)": doctor,
     }
 
@@ -47,6 +49,7 @@ def _right(name: str, judged: Judged) -> bool | None:
         "check_cube_grad": specs.cube_grad,
         "check_straight_through": specs.straight_through,
         "check_nudge": specs.nudge,
+        "check_spike": specs.spike,
     }.get(name, specs.cube)()
     return spec.right(attempt)
 
@@ -91,6 +94,7 @@ def claim_kinds() -> str:
         doctor_claims,
         doctor_judging,
         nudge_claims,
+        spike_claims,
         straight_through_claims,
     )
 
@@ -100,6 +104,7 @@ def claim_kinds() -> str:
         ("check_cube_grad", cube_grad_claims.CUBE_GRAD_CLAIMS, cube_grad_claims),
         ("check_straight_through", straight_through_claims.ROUND_CLAIMS, straight_through_claims),
         ("check_nudge", nudge_claims.NUDGE_CLAIMS, nudge_claims),
+        ("check_spike", spike_claims.SPIKE_CLAIMS, spike_claims),
         ("check_function", doctor_judging.DOCTOR_CLAIMS, doctor_claims),
     ):
         lines.append(f"== {name}: {len(kinds)} claim kinds verified")

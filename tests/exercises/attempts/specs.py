@@ -70,3 +70,14 @@ def cube_grad() -> CheckSpec:
         CUBE_GRAD_CLAIMS,
         wants_class=False,
     )
+
+
+@functools.cache
+def spike() -> CheckSpec:
+    from lessons_lib import check_spike
+    from tests.exercises.attempts.spike_claims import SPIKE_CLAIMS
+    from tests.exercises.attempts.spike_facts import is_right, spike_case_oracles
+
+    return _spec(
+        "check_spike", check_spike, is_right, spike_case_oracles, SPIKE_CLAIMS, wants_class=True
+    )
