@@ -11,6 +11,7 @@ L1_BEGINNER = "01-custom-function/1-beginner.ipynb"
 L1_DEVELOPER = "01-custom-function/2-developer.ipynb"
 L1_RESEARCHER = "01-custom-function/3-researcher.ipynb"
 L2_DEVELOPER = "02-checking-gradients/2-developer.ipynb"
+L3_DEVELOPER = "03-surrogate-gradients/2-developer.ipynb"
 CLAMP_EXERCISE = "exercises/check-your-clamp01.ipynb"
 
 TRACK_NAMES = {
@@ -18,6 +19,7 @@ TRACK_NAMES = {
     L1_DEVELOPER: "Lesson 1 developer track",
     L1_RESEARCHER: "Lesson 1 researcher track",
     L2_DEVELOPER: "Lesson 2 developer track",
+    L3_DEVELOPER: "Lesson 3 developer track",
     CLAMP_EXERCISE: "This notebook",  # cited only from the exercise itself
 }
 
@@ -92,6 +94,9 @@ TAUGHT: dict[str, Section] = {
     "kinks": Section(L2_DEVELOPER, "Inputs at kinks"),
     "pytest": Section(L2_DEVELOPER, "Testing a Function in a pytest file"),
     "frozen-input": Section(L2_DEVELOPER, "Frozen inputs: test every `needs_input_grad` pattern"),
+    # lesson 3, developer track
+    "output-dtype": Section(L3_DEVELOPER, "The output keeps the input's dtype"),
+    "surrogate-centre": Section(L3_DEVELOPER, "The bump belongs at the threshold"),
     # the exercise "Check your Clamp01"
     "clamp": _part(1, "Clamp01: keep numbers between 0 and 1"),
     "corners": _part(1, "The corners at 0 and 1"),
