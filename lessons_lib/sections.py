@@ -95,7 +95,7 @@ TAUGHT: dict[str, Section] = {
     "pytest": Section(L2_DEVELOPER, "Testing a Function in a pytest file"),
     "frozen-input": Section(L2_DEVELOPER, "Frozen inputs: test every `needs_input_grad` pattern"),
     # lesson 3, developer track
-    "output-dtype": Section(L3_DEVELOPER, "The output keeps the input's dtype"),
+    "output-dtype": Section(L3_DEVELOPER, "The output keeps the dtype of its input"),
     "surrogate-centre": Section(L3_DEVELOPER, "The bump belongs at the threshold"),
     # the exercise "Check your Clamp01"
     "clamp": _part(1, "Clamp01: keep numbers between 0 and 1"),
