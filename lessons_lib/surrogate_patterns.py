@@ -169,10 +169,10 @@ class GradientReversal(Function):
         return -ctx.strength * grad_out, None
 
 
-# A leaky integrate-and-fire neuron over time, as snnTorch's Leaky neuron and Zenke's SpyTorch
-# tutorials write it: the membrane leaks (beta), adds the input, fires through Spike at 1,
-# and loses 1 after each spike (reset by subtraction). As SpyTorch does, the reset is detached:
-# the surrogate gradient flows through the membrane, not through the reset.
+# A leaky integrate-and-fire neuron over time, the neuron of snnTorch's Leaky and of Zenke's
+# SpyTorch tutorials: the membrane leaks (beta), adds the input, fires through Spike at 1, and
+# loses 1 after each spike (reset by subtraction, snnTorch's default; SpyTorch resets to 0).
+# As both do, the reset is detached: the gradient flows through the membrane, not the reset.
 def lif_run(
     currents: torch.Tensor, beta: float = 0.8, spike: Callable = Spike.apply
 ) -> torch.Tensor:
