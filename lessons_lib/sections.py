@@ -11,6 +11,7 @@ L1_BEGINNER = "01-custom-function/1-beginner.ipynb"
 L1_DEVELOPER = "01-custom-function/2-developer.ipynb"
 L1_RESEARCHER = "01-custom-function/3-researcher.ipynb"
 L2_DEVELOPER = "02-checking-gradients/2-developer.ipynb"
+L3_DEVELOPER = "03-surrogate-gradients/2-developer.ipynb"
 CLAMP_EXERCISE = "exercises/check-your-clamp01.ipynb"
 L3_BEGINNER = "03-surrogate-gradients/1-beginner.ipynb"
 
@@ -20,6 +21,7 @@ TRACK_NAMES = {
     L1_RESEARCHER: "Lesson 1 researcher track",
     L2_DEVELOPER: "Lesson 2 developer track",
     L3_BEGINNER: "Lesson 3 beginner track",
+    L3_DEVELOPER: "Lesson 3 developer track",
     CLAMP_EXERCISE: "This notebook",  # cited only from the exercise itself
 }
 
@@ -97,6 +99,9 @@ TAUGHT: dict[str, Section] = {
     # lesson 3, beginner track
     "true-gradient": Section(L3_BEGINNER, "Training with the true gradient"),
     "surrogate-bump": Section(L3_BEGINNER, "The white lie, generalised"),
+    # lesson 3, developer track
+    "output-dtype": Section(L3_DEVELOPER, "The output keeps the dtype of its input"),
+    "surrogate-centre": Section(L3_DEVELOPER, "The bump belongs at the threshold"),
     # the exercise "Check your Clamp01"
     "clamp": _part(1, "Clamp01: keep numbers between 0 and 1"),
     "corners": _part(1, "The corners at 0 and 1"),

@@ -60,6 +60,7 @@ course_navigation = [
         "Lesson 3: useful lies",
         [
             "notebooks/03-surrogate-gradients/1-beginner",
+            "notebooks/03-surrogate-gradients/2-developer",
             "notebooks/exercises/choose-your-surrogate",
         ],
     ),

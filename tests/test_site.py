@@ -139,6 +139,7 @@ def test_the_sidebar_lists_the_pages_in_course_order(site):
         "02-checking-gradients/1-beginner.html",
         "exercises/check-your-clamp01.html",
         "03-surrogate-gradients/1-beginner.html",
+        "03-surrogate-gradients/2-developer.html",
         "exercises/choose-your-surrogate.html",
         "teachers-guide.html",
         "../README.html",

@@ -42,8 +42,6 @@ NO_SECTION = {  # what "Read more" says where no lesson section covers the idea
     "name the problem",
     "grad-shape": "no developer section covers a gradient's shape: “Why it matters” and "
     "“How to fix it” above explain it",
-    "output-dtype": "no lesson section covers an output's dtype: “Why it matters” and “How to "
-    "fix it” above explain it",
     "grad-dtype": "no lesson section covers a gradient's dtype: “Why it matters” and “How to "
     "fix it” above explain it",
 }

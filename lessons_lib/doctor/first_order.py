@@ -205,6 +205,8 @@ def note_inexact(exam: "Record", run: EngineRun, i: int, got, want, mask) -> Non
     raw = run.raw[i] if len(run.raw) > i else None
     if not (isinstance(raw, torch.Tensor) and raw.dtype == want.dtype == torch.float64):
         return  # rounded through a lower dtype: grad-dtype says so
+    if any(differentiable(o) and o.dtype != torch.float64 for o in run.outputs):
+        return  # grad_out came back in a lower dtype: output-dtype says so
     error = relative_error(got, want, mask)
     if error > FORMULA_ACCURACY:
         exam.inexact[i] = max(error, exam.inexact.get(i, 0.0))

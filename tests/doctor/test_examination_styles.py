@@ -36,6 +36,8 @@ def test_a_float32_step_with_its_declared_surrogate_is_one_dtype_finding_not_a_w
         text = str(report)
         assert "forward's output is torch.float32, from torch.float64 inputs." in text
         assert "(x > 0).to(x.dtype)" in text
+        # grad_out came back in float32, which output-dtype explains; no finite difference
+        assert "what a finite difference leaves" not in text
 
 
 def test_double_backward_of_a_declared_surrogate_is_checked_with_its_grad_out():

@@ -8,7 +8,14 @@ import pytest
 
 from lessons_lib.doctor import findings
 from lessons_lib.doctor.findings import CODES, FURTHER_READING, LESSON_SECTIONS
-from lessons_lib.sections import L1_DEVELOPER, L1_RESEARCHER, L2_DEVELOPER, TAUGHT, cite
+from lessons_lib.sections import (
+    L1_DEVELOPER,
+    L1_RESEARCHER,
+    L2_DEVELOPER,
+    L3_DEVELOPER,
+    TAUGHT,
+    cite,
+)
 
 SECTIONS = {code: TAUGHT.get(code) for code in CODES}  # None: no section teaches it
 
@@ -83,6 +90,7 @@ COVERS = {
     "jvp": ["check_forward_ad", "jvp"],
     "ctx-tensor": ["ctx.x = x", "save_for_backward"],
     "frozen-input": ["reads the wrong index", "gradcheck_each_pattern", "check_function"],
+    "output-dtype": [".float()", "to(x.dtype)", "grad_out arrives as", "GradcheckError"],
 }
 
 
@@ -146,7 +154,7 @@ def test_a_developer_reads_their_own_track_first_and_the_researcher_track_as_fur
             assert track == L1_RESEARCHER
             assert "developer tracks do not cover" in finding(code).section
         else:
-            assert track in (L1_DEVELOPER, L2_DEVELOPER), code
+            assert track in (L1_DEVELOPER, L2_DEVELOPER, L3_DEVELOPER), code
             assert finding(code).section == LESSON_SECTIONS[code]
     assert finding("double-backward").further.startswith(
         "Lesson 1 researcher track, “Double backward"
@@ -165,3 +173,17 @@ def test_the_readme_lists_every_code_in_order():
     readme = (ROOT / "README.md").read_text()
     listed = readme[readme.index("`.codes` (any of") : readme.index("most important first")]
     assert re.findall(r"`([a-z-]+)`", listed) == list(CODES)
+
+
+def test_a_bump_away_from_the_step_reads_where_a_surrogate_is_centred():
+    """Only an off-centre bump: a bump at the step reads the ordinary wrong-gradient section."""
+    from lessons_lib import check_function
+    from lessons_lib.surrogate_gradients import step
+    from lessons_lib.surrogate_patterns import OffCentreSpike, Spike
+
+    section = TAUGHT["surrogate-centre"]
+    off = check_function(OffCentreSpike, lambda x: step(x, 1.0)).findings[0]
+    centred = check_function(Spike, lambda x: step(x, 1.0)).findings[0]
+    assert off.section == cite(section) and centred.section == LESSON_SECTIONS["gradient"]
+    text = section_text(f"notebooks/{section.notebook}", section.heading)
+    assert "OffCentreSpike" in text and "peaks at" in text

@@ -3,6 +3,7 @@
 import dataclasses
 
 from lessons_lib.doctor.findings import Finding
+from lessons_lib.sections import read_more
 
 CHAIN_RULE_WHAT = {
     "ignores": "backward ignores grad_out: its gradient for {name} came back unchanged when "
@@ -115,6 +116,8 @@ def gradient(
         "A wrong-but-plausible backward trains quietly worse, with no error anywhere.",
         fix,
         evidence,
+        # a bump away from forward's step is taught where a surrogate is centred
+        read_more=read_more("surrogate-centre") if shape and off_centre else "",
     )
 
 
