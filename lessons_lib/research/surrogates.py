@@ -80,9 +80,9 @@ def averaged_step_slope(
 
 
 # --- 2. bias and variance on one stochastic binary unit -----------------------------------
-# The unit fires, b = step(θ + ε), with logistic noise ε: b is Bernoulli(sigmoid(θ)). Its loss is
-# (b - target)², so the expected loss sigmoid(θ)(1 - target)² + (1 - sigmoid(θ)) target² has the exact
-# gradient sigmoid'(θ) (1 - 2 target). Each estimator turns one draw into one estimate of it.
+# The unit fires, b = step(θ + ε), with logistic noise ε: b is Bernoulli(p), p = sigmoid(θ).
+# Its loss is (b - target)², so the expected loss p (1 - target)² + (1 - p) target² has the
+# exact gradient p (1 - p) (1 - 2 target). Each estimator turns one draw into one estimate.
 
 ESTIMATORS = (
     "straight-through",
@@ -121,7 +121,7 @@ def unit_estimates(
     s = 1 / (1 + math.exp(-theta))
     if estimator == "straight-through":  # backward treats the step as the identity
         return loss_slope
-    if estimator == "straight-through, sigmoid slope":  # ... or as the sigmoid sigmoid(θ) = E[b]
+    if estimator == "straight-through, sigmoid slope":  # ... or as sigmoid(θ) = E[b]
         return loss_slope * s * (1 - s)
     if estimator == "Gumbel straight-through":  # the slope of sigmoid(u / τ) at the noisy u
         return loss_slope * surrogate_slope(u, "sigmoid", width=temperature)

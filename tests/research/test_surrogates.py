@@ -62,7 +62,7 @@ def test_the_exact_gradient_is_the_derivative_of_the_expected_loss(theta, target
 
 
 def expected_straight_through(theta: float, target: float) -> tuple[float, float]:
-    """Exact means of the two plain straight-through estimators: E[2(b - target)] times 1, sigmoid'."""
+    """Exact means of the two plain straight-through estimators: E[2(b - target)] x 1, x sigmoid'."""
     s = 1 / (1 + math.exp(-theta))
     return 2 * (s - target), 2 * (s - target) * s * (1 - s)
 
