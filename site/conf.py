@@ -56,6 +56,12 @@ course_navigation = [
             "notebooks/exercises/check-your-clamp01",
         ],
     ),
+    (
+        "Lesson 3: useful lies",
+        [
+            "notebooks/03-surrogate-gradients/3-researcher",
+        ],
+    ),
     ("About the course", ["notebooks/teachers-guide", "README"]),
 ]
 
