@@ -61,6 +61,7 @@ course_navigation = [
         [
             "notebooks/03-surrogate-gradients/1-beginner",
             "notebooks/03-surrogate-gradients/2-developer",
+            "notebooks/03-surrogate-gradients/3-researcher",
             "notebooks/exercises/choose-your-surrogate",
         ],
     ),

@@ -140,6 +140,7 @@ def test_the_sidebar_lists_the_pages_in_course_order(site):
         "exercises/check-your-clamp01.html",
         "03-surrogate-gradients/1-beginner.html",
         "03-surrogate-gradients/2-developer.html",
+        "03-surrogate-gradients/3-researcher.html",
         "exercises/choose-your-surrogate.html",
         "teachers-guide.html",
         "../README.html",

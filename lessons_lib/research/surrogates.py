@@ -1,0 +1,163 @@
+"""Lesson 3, researcher track: what a surrogate gradient estimates, and how well.
+
+- A surrogate bump is the density of a noise: the step with that noise added, averaged,
+  is the smoothed step, so the bump is the exact slope of the averaged step (`noise`,
+  `averaged_step_slope`, measured by Monte Carlo).
+- On one stochastic binary unit, whose expected loss has an exact gradient, the bias and
+  variance of straight-through, REINFORCE and Gumbel straight-through (`unit_estimates`).
+- Width against shape on lesson 3's threshold neuron (`steps_to_loss`).
+- What a second derivative through a spike computes (`first_and_second`).
+
+tests/research/test_surrogates.py holds each to an exact formula or to torch's own ops.
+"""
+
+import math
+from collections.abc import Callable
+
+import torch
+
+from lessons_lib.surrogate_gradients import SHAPES, step, surrogate_slope
+from lessons_lib.threshold_training import train_neuron
+
+__all__ = [
+    "ESTIMATORS",
+    "NOISY_SHAPES",
+    "averaged_step_slope",
+    "first_and_second",
+    "noise",
+    "steps_to_loss",
+    "unit_estimates",
+    "unit_exact_gradient",
+]
+
+NOISY_SHAPES = tuple(shape for shape in SHAPES if shape != "straight-through")
+
+# --- 1. a bump is a noise's density --------------------------------------------------------
+
+
+def noise(shape: str, width: float, count: int, generator: torch.Generator) -> torch.Tensor:
+    """`count` draws of the noise whose density is the `shape` bump of `width` (float64).
+
+    Each is drawn by inverting its distribution function at a uniform p; the triangle is
+    the sum of two uniform noises half as wide.
+    """
+    if shape not in NOISY_SHAPES:
+        raise ValueError(f"shape must be one of {', '.join(NOISY_SHAPES)}; got {shape!r}")
+    p = torch.rand(count, generator=generator, dtype=torch.float64)
+    q = 2 * p - 1  # uniform on (-1, 1)
+    if shape == "clipped":  # uniform on [-w, w]
+        return width * q
+    if shape == "sigmoid":  # logistic of scale w
+        return width * torch.log(p / (1 - p))
+    if shape == "arctan":  # Cauchy of scale w/π
+        return width / math.pi * torch.tan(math.pi * (p - 0.5))
+    if shape == "fast-sigmoid":  # density 1 / (2w (1 + |u|/w)²)
+        return width * q / (1 - q.abs())
+    other = torch.rand(count, generator=generator, dtype=torch.float64) * 2 - 1
+    return width / 2 * (q + other)  # triangle on [-w, w]
+
+
+def averaged_step_slope(
+    x: torch.Tensor,
+    shape: str,
+    width: float = 1.0,
+    samples: int = 1_000_000,
+    h: float = 0.02,
+    seed: int = 0,
+) -> torch.Tensor:
+    """Monte Carlo slope of E[step(x + ε)] at each x, ε the `shape` noise of `width`.
+
+    A central difference of the averaged step, the same draws on both sides (common random
+    numbers), so each estimate is the fraction of draws in a window 2h wide, over 2h.
+    """
+    eps = noise(shape, width, samples, torch.Generator().manual_seed(seed))
+    slopes = []
+    for point in x.tolist():
+        above = step(point + h + eps).mean()
+        below = step(point - h + eps).mean()
+        slopes.append((above - below) / (2 * h))
+    return torch.stack(slopes)
+
+
+# --- 2. bias and variance on one stochastic binary unit -----------------------------------
+# The unit fires, b = step(θ + ε), with logistic noise ε: b is Bernoulli(p), p = sigmoid(θ).
+# Its loss is (b - target)², so the expected loss p (1 - target)² + (1 - p) target² has the
+# exact gradient p (1 - p) (1 - 2 target). Each estimator turns one draw into one estimate.
+
+ESTIMATORS = (
+    "straight-through",
+    "straight-through, sigmoid slope",
+    "REINFORCE",
+    "REINFORCE, baseline",
+    "Gumbel straight-through",
+)
+
+
+def unit_exact_gradient(theta: float, target: float) -> float:
+    """d/dθ of the expected loss E[(b - target)²], b ~ Bernoulli(sigmoid(θ))."""
+    s = 1 / (1 + math.exp(-theta))
+    return s * (1 - s) * (1 - 2 * target)
+
+
+def unit_estimates(
+    estimator: str,
+    theta: float,
+    target: float,
+    repeats: int = 1_000_000,
+    temperature: float = 1.0,
+    seed: int = 0,
+) -> torch.Tensor:
+    """`repeats` one-draw estimates of unit_exact_gradient by `estimator` (float64).
+
+    All estimators see the same draws (same seed). REINFORCE's baseline is the average
+    loss of 1,000 separate draws: a constant, so the estimate stays unbiased.
+    """
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}; got {estimator!r}")
+    generator = torch.Generator().manual_seed(seed)
+    u = theta + noise("sigmoid", 1.0, repeats, generator)  # pre-activation, logistic noise
+    b = step(u)
+    loss, loss_slope = (b - target) ** 2, 2 * (b - target)  # f(b) and f'(b)
+    s = 1 / (1 + math.exp(-theta))
+    if estimator == "straight-through":  # backward treats the step as the identity
+        return loss_slope
+    if estimator == "straight-through, sigmoid slope":  # ... or as sigmoid(θ) = E[b]
+        return loss_slope * s * (1 - s)
+    if estimator == "Gumbel straight-through":  # the slope of sigmoid(u / τ) at the noisy u
+        return loss_slope * surrogate_slope(u, "sigmoid", width=temperature)
+    score = b - s  # d/dθ log P(b) for a Bernoulli(sigmoid(θ))
+    if estimator == "REINFORCE":
+        return loss * score
+    pilot = step(theta + noise("sigmoid", 1.0, 1000, generator))
+    baseline = ((pilot - target) ** 2).mean()
+    return (loss - baseline) * score
+
+
+# --- 3. width against shape ----------------------------------------------------------------
+
+
+def steps_to_loss(
+    spike: Callable[[torch.Tensor], torch.Tensor], level: float = 0.05, steps: int = 300
+) -> int | None:
+    """Training steps train_neuron needs to bring its loss to `level` or below; None if never."""
+    losses = train_neuron(spike, steps=steps).losses
+    return next((i for i, loss in enumerate(losses) if loss <= level), None)
+
+
+# --- 4. second derivatives through a spike -------------------------------------------------
+
+
+def first_and_second(
+    fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """d/dx and d²/dx² of fn, elementwise, through autograd with `create_graph=True`.
+
+    The second is None when the first carries no graph back to x: backward's result did
+    not depend on x through differentiable operations.
+    """
+    leaf = x.detach().requires_grad_(True)
+    (first,) = torch.autograd.grad(fn(leaf).sum(), leaf, create_graph=True)
+    if not first.requires_grad:
+        return first.detach(), None
+    (second,) = torch.autograd.grad(first.sum(), leaf, allow_unused=True)
+    return first.detach(), torch.zeros_like(leaf) if second is None else second
