@@ -1,8 +1,8 @@
 """The explorers' shared widget: curves measured in the kernel, every point move drawn there.
 
 Layer: the kernel's widget (ipywidgets), between the drawing (drawing.py, the Agg image)
-and the picture (picture.py and front.js, the browser's half). A point move is the
-browser's business (front.js draws it from the curves it holds); the kernel learns the
+and the picture (picture.py and front/, the browser's half). A point move is the
+browser's business (front/ draws it from the curves it holds); the kernel learns the
 new point through the slider and answers only for a point between samples. Any other
 input needs the kernel, which measures new curves (throttled while a slider is dragged)
 and sends them to the picture. So does a new size: the page says how much room the

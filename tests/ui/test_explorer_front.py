@@ -1,4 +1,4 @@
-"""front.js in Chromium: its pure functions agree with the kernel's Python, value by value.
+"""The front end (front/*.js) in Chromium: its pure functions agree with the kernel's Python, value by value.
 
 The module is imported into a blank page from a data: URL (it imports nothing itself),
 so these run in a second, without JupyterLab.
@@ -14,7 +14,7 @@ import pytest
 
 from lessons_lib.explorers.drawing import Size
 from lessons_lib.explorers.gradient.curves import KEYS, Curves, grid
-from lessons_lib.explorers.picture import FRONT_END, exact_values
+from lessons_lib.explorers.picture import exact_values, front_end
 from lessons_lib.explorers.sampling import ON_GRID
 from lessons_lib.explorers.sampling import ON_GRID as STEP_ON_GRID
 from lessons_lib.explorers.steps.curves import KEYS as DTYPE_KEYS
@@ -27,7 +27,7 @@ IMPORT = "import('data:text/javascript;base64,{}')"
 def front(browser):
     """Call an exported function of the front end in a page: front("name", *args)."""
     page = browser.new_page()
-    source = base64.b64encode(FRONT_END.read_bytes()).decode("ascii")
+    source = base64.b64encode(front_end().encode()).decode("ascii")
     page.evaluate(f"async () => {{ window.front = await {IMPORT.format(source)}; }}")
 
     def call(name, *args):
