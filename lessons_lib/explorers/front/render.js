@@ -22,6 +22,15 @@
 // This part, the last of the front end (see values.js), puts the picture in the page.
 const SETTLE_MS = 150; // a resize asks the kernel for a new picture once it rests this long
 
+// A picker (a Dropdown) syncs the index of its choice, not its value: listen to both.
+const INPUT_CHANGES = "change:value change:index";
+
+/** An input's value as the kernel records it (base.py's synced_value): a picker's index. */
+function inputValue(input) {
+  const value = input.get("value");
+  return value === undefined ? input.get("index") : value;
+}
+
 async function render({ model, el }) {
   const style = model.get("picture_style");
   const controls = model.get("controls");
@@ -91,7 +100,7 @@ async function render({ model, el }) {
 
   function showBusy() {
     if (!shown.meta) return;
-    const asked = inputs.map((input) => input.get("value"));
+    const asked = inputs.map(inputValue);
     const busy = !sameValues(asked, shown.meta.inputs);
     badge.hidden = !busy;
     back.style.opacity = busy ? "0.5" : "1";
@@ -179,7 +188,7 @@ async function render({ model, el }) {
   model.on("change:meta", showCurves);
   model.on("change:exact", drawPoint);
   point.on("change:value", drawPoint);
-  for (const input of inputs) input.on("change:value", showBusy);
+  for (const input of inputs) input.on(INPUT_CHANGES, showBusy);
   watchHandles();
   const { width, height } = model.get("meta").size; // as the kernel drew it, until measured
   resize({ width, height, ratio: window.devicePixelRatio || 1 });
@@ -191,7 +200,7 @@ async function render({ model, el }) {
     density.removeEventListener("change", onDensity);
     shown.bitmap?.close();
     point.off("change:value", drawPoint);
-    for (const input of inputs) input.off("change:value", showBusy);
+    for (const input of inputs) input.off(INPUT_CHANGES, showBusy);
     handles?.disconnect();
   };
 }

@@ -63,6 +63,11 @@ function describeSteps(at, style, meta) {
   return { parts: [["x", h], ...values], verdict, alt };
 }
 
+/** A value not known: NaN here, null as JSON carries it. */
+function unknown(value) {
+  return value === null || Number.isNaN(value);
+}
+
 /** The surrogate explorer's words: x, forward, backward, the shape picked and the truth. */
 function describeSurrogate(at, style, meta) {
   const { labels } = style;
@@ -70,9 +75,9 @@ function describeSurrogate(at, style, meta) {
   let verdict;
   if (!at.known) {
     verdict = "asking the kernel for the values at this exact x";
-  } else if (Number.isNaN(at.true)) {
+  } else if (unknown(at.true)) {
     verdict = "at the jump: the step has no gradient here";
-  } else if (Number.isNaN(at.backward)) {
+  } else if (unknown(at.backward)) {
     verdict = `${labels.backward} is unknown here: see the message above the sliders`;
   } else {
     verdict = `${labels.backward} passes ${formatNumber(at.backward)} back where the true gradient is 0`;
