@@ -17,8 +17,6 @@ from lessons_lib.explorers.drawing import (
     DPI,
     HEIGHT,
     STORED_PNG_LEVEL,
-    TEXT_PX,
-    TITLE_PX,
     WIDTH,
     encode_png,
     points,
@@ -28,6 +26,9 @@ from lessons_lib.explorers.training.runs import GOAL, Run
 # One colour per width, in the order the widths are given (the true gradient is black).
 COLOURS = ("vermillion", "blue", "green", "purple", "orange", "sky")
 COLUMNS = 3  # panels across; more shapes take a second row
+# Font sizes in px of the full-width image: an image shrinks with its output area (to about
+# 700 px on a projector's 1280x720 window), so these still read at 13 px there.
+TITLE_PX, TEXT_PX = 22, 18
 
 
 def draw_runs(runs: list[Run], shapes: list[str], widths: list[float]) -> bytes:
@@ -67,6 +68,6 @@ def draw_runs(runs: list[Run], shapes: list[str], widths: list[float]) -> bytes:
     figure.legend(
         handles=handles, loc="lower center", ncols=min(len(handles), 4), fontsize=points(TEXT_PX)
     )
-    figure.subplots_adjust(left=0.08, right=0.98, top=0.93, bottom=0.2, wspace=0.12, hspace=0.3)
+    figure.subplots_adjust(left=0.08, right=0.98, top=0.93, bottom=0.26, wspace=0.12, hspace=0.3)
     canvas.draw()
     return encode_png(np.asarray(canvas.buffer_rgba()), STORED_PNG_LEVEL)
