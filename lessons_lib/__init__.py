@@ -23,7 +23,13 @@ from lessons_lib.lazy import lazy_names
 # `import lessons_lib` stays light in a Binder session of 1-2 GB.
 _LAZY = {
     "lessons_lib.doctor": ["Report", "check_function"],
-    "lessons_lib.explorers": ["explore", "explore_steps", "measure_steps"],
+    "lessons_lib.explorers": [
+        "explore",
+        "explore_steps",
+        "explore_surrogate",
+        "measure_steps",
+        "train_surrogates",
+    ],
     "lessons_lib.exercises": exercises.__all__,  # light: each check loads on first use
     "lessons_lib.display": ["PALETTE", "show_section", "show_source"],
     "lessons_lib.watch": ["watching"],

@@ -1,8 +1,8 @@
 """The explorers' shared widget: curves measured in the kernel, every point move drawn there.
 
 Layer: the kernel's widget (ipywidgets), between the drawing (drawing.py, the Agg image)
-and the picture (picture.py and front.js, the browser's half). A point move is the
-browser's business (front.js draws it from the curves it holds); the kernel learns the
+and the picture (picture.py and front/, the browser's half). A point move is the
+browser's business (front/ draws it from the curves it holds); the kernel learns the
 new point through the slider and answers only for a point between samples. Any other
 input needs the kernel, which measures new curves (throttled while a slider is dragged)
 and sends them to the picture. So does a new size: the page says how much room the
@@ -125,7 +125,7 @@ class ExplorerWidget(widgets.VBox, metaclass=_WidgetABCMeta):
         if not self._stale:
             return
         self._stale = False
-        self._measured_with = [input.value for input in self.inputs]
+        self._measured_with = [synced_value(input) for input in self.inputs]
         self.curves = self.measure()
         show_problems(self.message, self.curves.failure, self.curves.problems, self.way_on)
         self._draw_and_send()
@@ -181,6 +181,14 @@ class ExplorerWidget(widgets.VBox, metaclass=_WidgetABCMeta):
         bundle["text/plain"] = self.summary
         bundle["image/png"] = base64.b64encode(self.png()).decode("ascii")
         return bundle
+
+
+def synced_value(control: widgets.Widget) -> object:
+    """A control's value as its front end holds it: a picker (Dropdown) syncs the index of
+    its choice, not the choice, so the front end compares indices (front/render.js)."""
+    if isinstance(control, widgets.widgets.widget_selection._Selection):
+        return control.index
+    return control.value
 
 
 def coarse(value: float) -> str:

@@ -1,7 +1,7 @@
 """The explorers' controls: sliders, the number box beside each, and the rows that hold them.
 
 Layer: ipywidgets in the kernel. The browser links each slider to its box(es) itself
-(front.js), so a typed value is drawn without a round trip to the kernel.
+(front/), so a typed value is drawn without a round trip to the kernel.
 """
 
 from dataclasses import dataclass

@@ -1,4 +1,4 @@
-"""The explorers' picture: the browser's widget (anywidget), of which front.js is the front end.
+"""The explorers' picture: the browser's widget (anywidget), of which front/ is the front end.
 
 Layer: the browser's half; the kernel draws the image it shows (drawing.py).
 
@@ -17,13 +17,23 @@ import ipywidgets as widgets
 import numpy as np
 import traitlets
 
-FRONT_END = Path(__file__).with_name("front.js")
+# The front end's parts, one concern each, in the order they are joined into one ES module:
+# plain JavaScript with no imports, so nothing is built and nothing is fetched.
+FRONT_PARTS = tuple(
+    Path(__file__).with_name("front") / name
+    for name in ("values.js", "sizing.js", "words.js", "controls.js", "drawing.js", "render.js")
+)
+
+
+def front_end() -> str:
+    """The front end as the browser loads it: its parts, joined in order."""
+    return "\n".join(part.read_text() for part in FRONT_PARTS)
 
 
 class Picture(anywidget.AnyWidget):
     """The picture, its readout and its text alternative, drawn in the browser."""
 
-    _esm = FRONT_END
+    _esm = front_end()
     background = traitlets.Bytes(b"").tag(sync=True)  # PNG: the picture without the point
     samples = traitlets.Bytes(b"").tag(sync=True)  # float64 rows, named by picture_style.rows
     meta = traitlets.Dict().tag(sync=True)  # revision, inputs measured with, panels, and so on

@@ -1,4 +1,4 @@
-"""Which sample a slider is at: the rule both explorers share with front.js's sampleIndex.
+"""Which sample a slider is at: the rule both explorers share with front/values.js's sampleIndex.
 
 Layer: plain numbers, no widgets. The curves are sampled on an evenly spaced grid (in
 log10 for the step explorer) that the point slider's steps fall on, so a value read at

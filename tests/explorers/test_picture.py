@@ -11,7 +11,13 @@ import pytest
 
 from lessons_lib import Cube, RoundSTE, explore, explore_steps
 from lessons_lib.explorers.gradient.curves import KEYS
-from lessons_lib.explorers.picture import FRONT_END, Picture, exact_values, pack_rows
+from lessons_lib.explorers.picture import (
+    FRONT_PARTS,
+    Picture,
+    exact_values,
+    front_end,
+    pack_rows,
+)
 from tests.lab_server import ROOT
 
 
@@ -64,10 +70,20 @@ def test_rows_travel_as_little_endian_float64_one_after_another():
 
 
 def test_the_front_end_is_a_plain_es_module_the_widget_loads_from_the_package():
-    source = FRONT_END.read_text()
-    assert str(Picture._esm) == source  # anywidget reads the file itself: no build step
-    assert "export default { initialize, render }" in source
+    source = front_end()
+    assert Picture._esm == source  # the parts joined as they are: no build step
+    assert source.rstrip().endswith("export default { initialize, render };")
     assert not re.search(r"^\s*import ", source, re.M)  # nothing fetched: no imports at all
+    for part in FRONT_PARTS:
+        assert part.read_text() in source, part.name
+
+
+def test_the_front_ends_parts_define_each_name_once():
+    """Joined into one module, two parts defining one name would fail to load in the page."""
+    names = re.findall(
+        r"^(?:export )?(?:async )?(?:function|const|let|class) (\w+)", front_end(), re.M
+    )
+    assert names and len(names) == len(set(names))
 
 
 def every_widget(widget: widgets.Widget) -> list[widgets.Widget]:
@@ -98,4 +114,6 @@ def test_every_synced_style_and_layout_is_a_widget_as_ipywidgets_front_end_expec
 def test_pyproject_ships_the_front_end_as_package_data():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     patterns = config["package-data"]["lessons_lib.explorers"]
-    assert any(FRONT_END.match(pattern) for pattern in patterns)
+    for part in FRONT_PARTS:
+        shipped = part.relative_to(part.parents[1])
+        assert any(shipped.match(pattern) for pattern in patterns), part.name

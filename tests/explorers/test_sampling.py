@@ -1,4 +1,4 @@
-"""sampling: which sample a slider is at, in the kernel as in the browser (front.js)."""
+"""sampling: which sample a slider is at, in the kernel as in the browser (front/)."""
 
 import numpy as np
 

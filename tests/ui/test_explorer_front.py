@@ -1,4 +1,4 @@
-"""front.js in Chromium: its pure functions agree with the kernel's Python, value by value.
+"""The front end (front/*.js) in Chromium: its pure functions agree with the kernel's Python, value by value.
 
 The module is imported into a blank page from a data: URL (it imports nothing itself),
 so these run in a second, without JupyterLab.
@@ -12,9 +12,10 @@ import random
 import numpy as np
 import pytest
 
+from lessons_lib import explore_surrogate
 from lessons_lib.explorers.drawing import Size
 from lessons_lib.explorers.gradient.curves import KEYS, Curves, grid
-from lessons_lib.explorers.picture import FRONT_END, exact_values
+from lessons_lib.explorers.picture import exact_values, front_end
 from lessons_lib.explorers.sampling import ON_GRID
 from lessons_lib.explorers.sampling import ON_GRID as STEP_ON_GRID
 from lessons_lib.explorers.steps.curves import KEYS as DTYPE_KEYS
@@ -27,7 +28,7 @@ IMPORT = "import('data:text/javascript;base64,{}')"
 def front(browser):
     """Call an exported function of the front end in a page: front("name", *args)."""
     page = browser.new_page()
-    source = base64.b64encode(FRONT_END.read_bytes()).decode("ascii")
+    source = base64.b64encode(front_end().encode()).decode("ascii")
     page.evaluate(f"async () => {{ window.front = await {IMPORT.format(source)}; }}")
 
     def call(name, *args):
@@ -173,3 +174,21 @@ def test_the_picture_takes_the_width_it_is_given_within_its_bounds_in_whole_pixe
     for width, height, ratio in [(802, 501, 2), (642, 401, 1.25), (700, 438, 1.5)]:
         size = Size(width, height, ratio)
         assert front("backingSize", {"width": width, "height": height}, ratio) == list(size.pixels)
+
+
+def test_a_picked_shape_is_compared_as_a_word_so_the_picture_stops_saying_updating(front):
+    assert front("sameValues", [0.5, "triangle"], [0.5000000000000001, "triangle"])
+    assert not front("sameValues", [0.5, "triangle"], [0.5, "sigmoid"])
+
+
+def test_the_surrogate_explorers_words_say_what_backward_passes_where_the_truth_is_zero(front):
+    style = explore_surrogate().picture.picture_style
+    meta = {"range": [-2, 2], "shape": "triangle", "width": 0.5, "threshold": 0}
+    at = {"x": 0.25, "known": True, "forward": 1, "backward": 0.5, "family": 0.5, "true": 0}
+    words = front("describe", at, style, meta)
+    assert words["verdict"] == "backward passes 0.5 back where the true gradient is 0"
+    assert "the triangle bump (width 0.5, threshold 0)" in words["alt"]
+    at_jump = front("describe", {**at, "x": 0, "true": None}, style, meta)
+    assert at_jump["verdict"] == "at the jump: the step has no gradient here"
+    broken = front("describe", {**at, "backward": None}, style, meta)
+    assert "unknown here" in broken["verdict"]

@@ -1,4 +1,4 @@
-"""Both explorers on a projector: a 1280x720 window, JupyterLab in Presentation Mode.
+"""The explorers on a projector: a 1280x720 window, JupyterLab in Presentation Mode.
 
 Every explorer's picture, readout, message and controls must fit the output area (no
 horizontal scrolling, nothing past its right edge), its text must stay legible from the
@@ -12,10 +12,12 @@ import pytest
 from tests.ui.scratch_lab import FINISHED, RUN_CELL, SHUT_DOWN, fixtures, notebook_of
 
 CELLS = [
-    "from lessons_lib import Cube, RoundSTE, SigmoidSpike, explore, explore_steps",
+    "from lessons_lib import Cube, RoundSTE, SigmoidSpike, explore, explore_steps\n"
+    "from lessons_lib import explore_surrogate",
     "explore(RoundSTE)",  # notes and two legends beside the panels
     "explore(SigmoidSpike)",  # a parameter slider too
     "explore_steps(Cube, 3.0)",  # the step-size explorer's log-log panel
+    "explore_surrogate()",  # two panels, a picker among the sliders
 ]
 PROJECTOR = {"width": 1280, "height": 720}
 SMALLEST_FONT_PX = 12

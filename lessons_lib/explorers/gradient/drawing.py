@@ -2,7 +2,7 @@
 
 Layer: the kernel's Agg image (the shared machinery is ../drawing.py). The two panels'
 lines are updated in place on a curve change; the point's line and markers are the
-moving parts, drawn by the browser (../front.js) or blitted here for the static picture.
+moving parts, drawn by the browser (../front/) or blitted here for the static picture.
 The margins are in CSS px, the legends' column as wide as its widest legend: a narrower
 picture narrows the panels only.
 """

@@ -14,7 +14,7 @@ and those both explorers share, in explorers/:
 - drawing.py    the Agg figure's sizes and fonts, its PNGs, the blitting of the moving parts
 - base.py       the widget: measure in the kernel, send curves, answer between samples
 - controls.py   the sliders, their number boxes and the rows that hold them
-- picture.py    the picture's widget, and front.js its front end, which
+- picture.py    the picture's widget, and front/ its front end, which
                 draws every point move in the browser without asking the kernel
 - throttle.py   at most one recomputation per interval while a slider is dragged
 """

@@ -2,7 +2,7 @@
 
 Layer: the kernel's Agg image (the shared machinery is ../drawing.py, BlitFigure): the
 curves, the model and the best steps are drawn with the panel; the step's line and its
-markers are the moving parts, drawn by the browser (../front.js) or blitted here
+markers are the moving parts, drawn by the browser (../front/) or blitted here
 for the static picture. The margins are in CSS px, the legend's column as wide as the
 widest legend it may have to show: a narrower picture narrows the panel only.
 """

@@ -11,7 +11,7 @@ idea each, beside the gradient explorer's and sharing the explorers' base (../):
 - curves.py    what is measured: each step's error, the model and the best steps
 - drawing.py   how it is drawn (one log-log Agg panel; the static picture for viewers)
 - widget.py    the widget: the h and x sliders and their number boxes (../base.py), so
-               moving h is drawn in the browser (../picture.py, ../front.js) without the kernel
+               moving h is drawn in the browser (../picture.py, ../front/) without the kernel
 """
 
 import math

@@ -1,0 +1,1 @@
+"""The training explorer: one neuron trained with each surrogate, its loss curves compared."""

@@ -1,0 +1,31 @@
+"""training/drawing: one panel per shape, a line per width and the true gradient in each."""
+
+import io
+
+import numpy as np
+from PIL import Image
+
+from lessons_lib.explorers.drawing import HEIGHT, WIDTH
+from lessons_lib.explorers.training import drawing
+from lessons_lib.explorers.training.runs import train_all
+
+
+def test_the_picture_is_a_png_of_the_explorers_size():
+    runs = train_all(["sigmoid"], [0.5], 5)
+    png = drawing.draw_runs(runs, ["sigmoid"], [0.5])
+    assert Image.open(io.BytesIO(png)).size == (WIDTH, HEIGHT)
+
+
+def test_each_shape_gets_a_panel_with_each_width_and_the_flat_true_gradient(monkeypatch):
+    figures = []
+    real = drawing.FigureCanvasAgg
+    monkeypatch.setattr(drawing, "FigureCanvasAgg", lambda f: figures.append(f) or real(f))
+    shapes, widths = ["triangle", "sigmoid", "arctan", "clipped"], [0.01, 0.5]
+    runs = train_all(shapes, widths, 20)
+    drawing.draw_runs(runs, shapes, widths)
+    panels = [ax for ax in figures[0].axes if ax.get_visible()]
+    assert [ax.get_title() for ax in panels] == shapes
+    for ax in panels:
+        truth, *lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 21]
+        assert len(lines) == len(widths)
+        assert len(set(np.asarray(truth.get_ydata()))) == 1  # flat: nothing moves

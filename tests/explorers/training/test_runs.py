@@ -1,0 +1,46 @@
+"""training/runs: the runs planned, trained, and their facts in stable words."""
+
+import pytest
+
+from lessons_lib.explorers.training.runs import GOAL, TRUE, Run, planned, train_all
+from lessons_lib.threshold_training import Training
+
+
+def test_the_true_gradient_runs_first_then_every_shape_at_every_width():
+    assert planned(["triangle", "sigmoid"], [0.5, 2.0]) == [
+        (TRUE, None),
+        ("triangle", 0.5),
+        ("triangle", 2.0),
+        ("sigmoid", 0.5),
+        ("sigmoid", 2.0),
+    ]
+
+
+def test_each_step_of_each_run_is_counted():
+    ticks = []
+    runs = train_all(["triangle"], [0.5, 0.01], 10, lambda: ticks.append(1))
+    assert len(ticks) == 3 * 10 and len(runs) == 3
+
+
+def test_the_true_gradient_never_learns_and_a_moderate_width_does():
+    truth, triangle, narrow = train_all(["triangle"], [0.5, 0.01], 200)
+    assert (
+        truth.fact()
+        == "true gradient (TrueStep): did not learn; never reached loss ≤ 0.05; accuracy 41%"
+    )
+    assert triangle.fact().startswith("triangle, width 0.5: learned; loss ≤ 0.05 after ")
+    assert triangle.fact().endswith("steps; accuracy 100%")
+    assert narrow.fact().startswith("triangle, width 0.01: did not learn")
+
+
+@pytest.mark.parametrize(
+    ("losses", "accuracy", "says"),
+    [
+        ([0.5, 0.2, GOAL, 0.0], 0.995, "learned; loss ≤ 0.05 after 2 steps; accuracy 100%"),
+        ([0.5, 0.5], 0.404, "did not learn; never reached loss ≤ 0.05; accuracy 40%"),
+        ([0.5, 0.4], 0.6, "learned; never reached loss ≤ 0.05; accuracy 60%"),
+    ],
+)
+def test_a_fact_is_learned_or_not_the_step_it_fitted_and_a_whole_percent(losses, accuracy, says):
+    run = Run("sigmoid", 2.0, Training(losses, accuracy, (0.0, 0.0), 0.0))
+    assert run.fact() == f"sigmoid, width 2: {says}"

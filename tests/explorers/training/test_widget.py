@@ -1,0 +1,148 @@
+"""training/widget: train_surrogates(), its progress bar, its controls, its stored output."""
+
+import base64
+import os
+import subprocess
+import sys
+
+import pytest
+
+import lessons_lib
+from lessons_lib import train_surrogates
+from lessons_lib.explorers.training import widget
+from lessons_lib.explorers.training.widget import TrainingExplorer
+from lessons_lib.running import InputError, LessonError
+
+
+def small():
+    return train_surrogates(shapes=("triangle", "sigmoid"), widths=(0.5,), steps=20)
+
+
+def test_it_is_exposed_lazily_from_the_package():
+    assert "train_surrogates" in lessons_lib.__all__
+    assert lessons_lib.train_surrogates is train_surrogates
+
+
+def test_it_trains_every_run_and_the_progress_bar_reaches_its_maximum():
+    ex = small()
+    assert [run.name for run in ex.runs] == [
+        "true gradient (TrueStep)",
+        "sigmoid, width 0.5",  # in SHAPES' order, whatever order they were asked in
+        "triangle, width 0.5",
+    ]
+    assert ex.progress.max == 3 * 20 and ex.progress.value == ex.progress.max
+
+
+def test_the_progress_bar_moves_while_it_trains(monkeypatch):
+    ex = TrainingExplorer(["triangle"], [0.5], 20)
+    seen = []
+    ex.progress.observe(lambda change: seen.append(change["new"]), "value")
+    ex.train()
+    assert seen[0] == 5 and len(seen) > 3 and seen == sorted(seen) and seen[-1] == 40
+
+
+def test_the_buttons_pick_what_train_again_trains():
+    ex = small()
+    picture = ex.picture.value
+    for button in ex.shape_buttons:
+        button.value = button.description == "arctan"
+    next(b for b in ex.width_buttons if b.description == "2").value = True
+    ex.train_button.click()
+    assert ex.shapes == ["arctan"] and ex.widths == [0.5, 2.0]
+    assert [run.name for run in ex.runs][1:] == ["arctan, width 0.5", "arctan, width 2"]
+    assert ex.picture.value != picture
+
+
+def test_nothing_picked_says_so_and_keeps_the_last_picture():
+    ex = small()
+    for button in ex.shape_buttons:
+        button.value = False
+    ex.train()
+    assert "Pick at least one shape" in ex.message.value and len(ex.runs) == 3
+
+
+def test_the_stored_output_is_the_picture_and_stable_facts():
+    bundle = small()._repr_mimebundle_()
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
+    lines = bundle["text/plain"].splitlines()
+    assert lines[1] == (
+        "true gradient (TrueStep): did not learn; never reached loss ≤ 0.05; accuracy 41%"
+    )
+    assert lines[2].startswith("sigmoid, width 0.5: learned")
+
+
+FACTS = (
+    "from lessons_lib import train_surrogates\n"
+    "import hashlib\n"
+    "ex = train_surrogates()\n"
+    "print(ex.summary)\n"
+    "print(hashlib.sha256(ex.picture.value).hexdigest())\n"
+)
+
+
+def test_the_facts_and_the_picture_are_the_same_without_vector_kernels():
+    """Stored outputs must hold on any CPU: compare a run with ATEN's default kernels."""
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", FACTS],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, **extra},
+        ).stdout
+        for extra in ({}, {"ATEN_CPU_CAPABILITY": "default"})
+    ]
+    assert outputs[0] == outputs[1] and "accuracy" in outputs[0]
+
+
+class FakeShell:
+    kernel = object()
+    execution_count = 7
+
+
+def test_in_a_notebook_it_shows_itself_first_then_its_trained_output_once(monkeypatch):
+    shown, updated = [], []
+
+    class Handle:
+        def update(self, bundle, raw):
+            updated.append(bundle)
+
+    def fake_display(bundle, raw=False, display_id=False):
+        shown.append(bundle)
+        return Handle()
+
+    monkeypatch.setattr(widget, "get_ipython", lambda: FakeShell())
+    monkeypatch.setattr(widget, "display", fake_display)
+    ex = small()
+    assert "image/png" not in shown[0]  # shown before training: the bar is what moves
+    assert "accuracy" in updated[0]["text/plain"] and "image/png" in updated[0]
+    ex._ipython_display_()  # the cell's own result: already shown
+    assert len(shown) == 1
+    FakeShell.execution_count = 8
+    ex._ipython_display_()  # shown again from a later cell
+    assert len(shown) == 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "says"),
+    [
+        ({"shapes": ("gaussian",)}, "shapes must name one or more of"),
+        ({"shapes": ()}, "shapes must name one or more of"),
+        ({"shapes": 5}, "shapes must be a list or tuple"),
+        ({"widths": (0.5, 0)}, "each width must be a positive number"),
+        ({"widths": (-1,)}, "each width must be a positive number"),
+        ({"widths": 0.5}, "widths must be a list or tuple"),
+        ({"widths": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)}, "one to 6 numbers"),
+        ({"steps": 0}, "steps must be a whole number"),
+        ({"steps": 2.5}, "steps must be a whole number"),
+    ],
+)
+def test_bad_input_is_refused_in_one_plain_line(kwargs, says):
+    with pytest.raises(InputError) as refused:
+        train_surrogates(**kwargs)
+    assert isinstance(refused.value, LessonError)
+    assert says in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_single_shape_name_is_taken_as_one_shape():
+    assert train_surrogates("clipped", widths=(0.5,), steps=2).shapes == ["clipped"]
