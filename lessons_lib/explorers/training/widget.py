@@ -109,14 +109,18 @@ class TrainingExplorer(widgets.VBox):
         return "\n".join([head, *(run.fact() for run in self.runs)])
 
     def show_while_training(self) -> None:
-        """In a notebook: show the explorer, train (the bar moves), then show it trained."""
+        """In a notebook: show the progress bar, train (the bar moves), then the explorer.
+
+        Two outputs, each displayed once and never updated: a stored notebook then holds
+        what a fresh kernel shows, which nbval can compare (it ignores display updates).
+        """
         shell = get_ipython()
         if shell is None or not hasattr(shell, "kernel"):
             self.train()
             return
-        handle = display(super()._repr_mimebundle_(), raw=True, display_id=True)
+        display(self.progress)
         self.train()
-        handle.update(self._repr_mimebundle_(), raw=True)
+        display(self._repr_mimebundle_(), raw=True)
         self._shown_in = shell.execution_count
 
     def _ipython_display_(self) -> None:
