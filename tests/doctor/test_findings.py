@@ -176,7 +176,8 @@ def test_the_readme_lists_every_code_in_order():
 
 
 def test_a_bump_away_from_the_step_reads_where_a_surrogate_is_centred():
-    """Only an off-centre bump: a bump at the step reads the ordinary wrong-gradient section."""
+    """An off-centre bump reads where a surrogate is centred; a bump at the step, where a
+    surrogate is declared and tested."""
     from lessons_lib import check_function
     from lessons_lib.surrogate_gradients import step
     from lessons_lib.surrogate_patterns import OffCentreSpike, Spike
@@ -184,6 +185,25 @@ def test_a_bump_away_from_the_step_reads_where_a_surrogate_is_centred():
     section = TAUGHT["surrogate-centre"]
     off = check_function(OffCentreSpike, lambda x: step(x, 1.0)).findings[0]
     centred = check_function(Spike, lambda x: step(x, 1.0)).findings[0]
-    assert off.section == cite(section) and centred.section == LESSON_SECTIONS["gradient"]
+    assert off.section == cite(section) and centred.section == cite(TAUGHT["surrogate-test"])
     text = section_text(f"notebooks/{section.notebook}", section.heading)
     assert "OffCentreSpike" in text and "peaks at" in text
+
+
+def test_a_plainly_wrong_derivative_still_reads_the_wrong_derivative_section():
+
+    from lessons_lib import check_function
+    from tests.learner_functions import cube, function
+
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * 3 * x  # wrong: x, not x**2
+
+    finding = check_function(function("CubeWrong", forward, backward), cube).findings[0]
+    assert finding.code == "gradient" and finding.section == LESSON_SECTIONS["gradient"]
+    text = section_text(f"notebooks/{TAUGHT['surrogate-test'].notebook}", "How to test a surrogate")
+    assert "grad_reference" in text

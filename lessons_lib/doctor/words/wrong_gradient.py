@@ -116,9 +116,15 @@ def gradient(
         "A wrong-but-plausible backward trains quietly worse, with no error anywhere.",
         fix,
         evidence,
-        # a bump away from forward's step is taught where a surrogate is centred
-        read_more=read_more("surrogate-centre") if shape and off_centre else "",
+        read_more=_surrogate_section(surrogate or declared or bool(shape), off_centre),
     )
+
+
+def _surrogate_section(looks_deliberate: bool, off_centre: str) -> str:
+    """Where lesson 3 teaches what this wrong gradient may be: a surrogate (else "")."""
+    if off_centre:  # a bump away from forward's step is taught where a surrogate is centred
+        return read_more("surrogate-centre")
+    return read_more("surrogate-test") if looks_deliberate else ""
 
 
 def declared_rule_differs(name: str, evidence: tuple[str, ...]) -> Finding:
