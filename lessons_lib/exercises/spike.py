@@ -68,7 +68,8 @@ def check_spike(fn: object = MISSING, hint: object = 0) -> ExerciseCheck:
     function = as_function(fn)
     with contained():
         cases = spike_cases(function)
-    return ExerciseCheck(function.__name__, cases, words.HINTS, words.HINT_CALL).hint(hint)
+    hint_call = words.HINT_CALL.format(name=function.__name__)
+    return ExerciseCheck(function.__name__, cases, words.HINTS, hint_call).hint(hint)
 
 
 def _run(fn: type, setting: Setting, dtype=torch.float32, grad_out: tuple | None = None) -> Run:
@@ -190,7 +191,13 @@ def _three_case(run: Run, x: torch.Tensor) -> Case:
     failed = run.failure
     if failed is not None:
         got = f"backward stopped with an error: {failed.kind}: {failed.message}"
-        return Case(name, False, expected, got, words.BACKWARD_ERROR)
+        unseen = [
+            number
+            for number in ("threshold", "width")
+            if failed.kind == "NameError" and f"'{number}'" in failed.message
+        ]
+        fix = words.FORWARD_NAME.format(name=unseen[0]) if unseen else words.BACKWARD_ERROR
+        return Case(name, False, expected, got, fix)
     grads = run.grads
     if len(grads) == 1 and isinstance(grads[0], list):
         got = f"a list of {len(grads[0])} things: " + ", ".join(plain(g) for g in grads[0])

@@ -19,7 +19,7 @@ class MySpike(torch.autograd.Function):
         return grad_out * slope, None, None  # None: no gradient for the two numbers
 """
 
-HINT_CALL = "check_spike(MySpike, hint={})"
+HINT_CALL = "check_spike({name}, hint={{}})"
 HINTS = (
     Hint(
         "the idea",
@@ -71,7 +71,8 @@ KIND_EXPECTED = "x's own kind out: torch.float32 for float32 x, torch.float64 fo
 KIND_GOT = "forward gave back {got} numbers for {x_kind} x"
 KIND_FIX = (
     "forward turns True and False into numbers of a fixed kind ({got}), whatever x holds. "
-    "Write .to(x.dtype) instead: it keeps x's kind, so a float64 network stays float64."
+    "Write .to(x.dtype) instead: it keeps x's kind, so a float32 network stays float32 and a "
+    "float64 one float64."
 )
 KIND_OTHER = "forward changes x's kind of numbers. Write .to(x.dtype): it keeps x's kind."
 KIND_WHOLE = (
@@ -79,7 +80,7 @@ KIND_WHOLE = (
     "send a gradient back through them, so backward never runs. Write .to(x.dtype): the same "
     "1s and 0s, in x's own kind of decimal numbers."
 )
-NO_WAY_BACK = "forward's whole numbers cannot carry a gradient back to x"
+NO_WAY_BACK = "forward's True and False or whole numbers cannot carry a gradient back to x"
 LIST = (
     "backward gave back a list, and autograd reads a list as one thing. Give back the three "
     "as a tuple: return grad_out * slope, None, None (no square brackets)."
@@ -89,6 +90,10 @@ GAVE_NONE = (
     "grad_out * slope, None, None."
 )
 THREE_EXPECTED = "(a tensor shaped like x, None, None)"
+FORWARD_NAME = (
+    "backward cannot see forward's {name}: each method has its own names. forward keeps the "
+    "number on the notepad (ctx.{name} = {name}); backward reads it back as ctx.{name}."
+)
 BACKWARD_ERROR = (
     "Read the error, then fix backward. It gives back grad_out * slope, then None, None."
 )

@@ -55,6 +55,8 @@ def untracked(output: object) -> str:
         output = output[0]
     if not isinstance(output, torch.Tensor):
         return f"forward gave back {kind_and_size(output)}, {short(output)}, not a tensor"
+    if output.dtype == torch.bool:
+        return f"forward gave back a tensor of True and False (torch.bool), {plain(output)}"
     if not output.is_floating_point():
         return f"forward gave back a tensor of whole numbers ({output.dtype}), {plain(output)}"
     return (
