@@ -102,6 +102,7 @@ TAUGHT: dict[str, Section] = {
     # lesson 3, developer track
     "output-dtype": Section(L3_DEVELOPER, "The output keeps the dtype of its input"),
     "surrogate-centre": Section(L3_DEVELOPER, "The bump belongs at the threshold"),
+    "surrogate-testing": Section(L3_DEVELOPER, "How to test a surrogate"),
     # the exercise "Check your Clamp01"
     "clamp": _part(1, "Clamp01: keep numbers between 0 and 1"),
     "corners": _part(1, "The corners at 0 and 1"),

@@ -11,6 +11,8 @@ checks, which run the learner's property tests, import hypothesis.
 - nudge.py                  lesson 2's beginner task, check_nudge
 - spike.py                  "Choose your surrogate", Part 1 (lesson 3's beginner task), check_spike,
                             and its answer SpikeAnswer (spike_answers.py)
+- surrogate_tests.py        "Choose your surrogate", Part 2, check_my_surrogate_tests, run on the
+                            wrong spikes of surrogate_mistakes.py; its answer my_surrogate_tests
 Each exercise's words (case names, fixes, hints) live in a words module beside its logic.
 """
 
@@ -30,6 +32,8 @@ _HOME = {
     "check_straight_through": "lessons_lib.exercises.straight_through",
     "check_spike": "lessons_lib.exercises.spike",
     "SpikeAnswer": "lessons_lib.exercises.spike_answers",
+    "check_my_surrogate_tests": "lessons_lib.exercises.surrogate_tests",
+    "my_surrogate_tests": "lessons_lib.exercises.surrogate_tests_answers",
 }
 
 
