@@ -12,7 +12,7 @@ checks, which run the learner's property tests, import hypothesis.
 - spike.py                  "Choose your surrogate", Part 1 (lesson 3's beginner task), check_spike,
                             and its answer SpikeAnswer (spike_answers.py)
 - surrogate_tests.py        "Choose your surrogate", Part 2, check_my_surrogate_tests, run on the
-                            wrong spikes of surrogate_mistakes.py; its answer my_surrogate_tests
+                            wrong spikes of surrogate_mistakes.py; its answer reference_surrogate_tests
 Each exercise's words (case names, fixes, hints) live in a words module beside its logic.
 """
 
@@ -33,7 +33,7 @@ _HOME = {
     "check_spike": "lessons_lib.exercises.spike",
     "SpikeAnswer": "lessons_lib.exercises.spike_answers",
     "check_my_surrogate_tests": "lessons_lib.exercises.surrogate_tests",
-    "my_surrogate_tests": "lessons_lib.exercises.surrogate_tests_answers",
+    "reference_surrogate_tests": "lessons_lib.exercises.surrogate_tests_answers",
 }
 
 

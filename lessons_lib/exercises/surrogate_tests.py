@@ -16,12 +16,20 @@ from torch.autograd.gradcheck import GradcheckError
 
 from lessons_lib.doctor.examination import Examination
 from lessons_lib.exercises import surrogate_tests_words as words
-from lessons_lib.exercises.base import Case, ExerciseCheck, learners_name, refused
+from lessons_lib.exercises.base import (
+    Case,
+    ExerciseCheck,
+    learners_name,
+    named_as_written,
+    refused,
+)
 from lessons_lib.exercises.clamp.observe import ENOUGH_EXAMPLES, Outcome, describe, run
 from lessons_lib.exercises.spike_answers import SpikeAnswer
 from lessons_lib.exercises.surrogate_mistakes import MISTAKES, Mistake, WrongWhileDrawing
 from lessons_lib.running.arguments import MISSING
 from lessons_lib.watch import patched
+
+PLACEHOLDER = "my_surrogate_tests"  # the task's name for the learner's function
 
 
 @dataclass
@@ -61,7 +69,7 @@ def check_my_surrogate_tests(tests: object = MISSING, hint: object = 0) -> Exerc
     wrong = refused(tests, words.WANTED)
     if wrong is not None:
         return wrong.hint(hint)
-    name = learners_name(tests, "my_surrogate_tests")
+    name = learners_name(tests, PLACEHOLDER)
     right = watched_run(tests, SpikeAnswer)
     first = _right_case(right)
     cases = [first, _doctor_case(right, first.passed)]
@@ -69,7 +77,14 @@ def check_my_surrogate_tests(tests: object = MISSING, hint: object = 0) -> Exerc
         cases.append(_mistake_case(mistake, tests, first.passed))
     probe = watched_run(tests, WrongWhileDrawing).outcome if first.passed else None
     cases.append(_property_case(right.outcome, probe, _uncalled(tests), first.passed))
-    return ExerciseCheck(name, cases, words.HINTS, words.HINT_CALL).hint(hint)
+    # The sentences say "my_surrogate_tests"; the verdict names the function it ran.
+    cases = named_as_written(cases, PLACEHOLDER, name)
+    call = (
+        words.HINT_CALL.replace(f"({PLACEHOLDER},", f"({name},")
+        if name.isidentifier()
+        else words.HINT_CALL
+    )
+    return ExerciseCheck(name, cases, words.HINTS, call).hint(hint)
 
 
 def _right_case(right: Watched) -> Case:
@@ -78,7 +93,7 @@ def _right_case(right: Watched) -> Case:
         return Case(words.RIGHT, False, words.RIGHT_EXPECTED, words.NEVER_RAN, words.USE_SPIKE)
     if not outcome.found:
         return Case(words.RIGHT, True)
-    got = describe(outcome, "my_surrogate_tests")
+    got = describe(outcome, PLACEHOLDER)
     if isinstance(outcome.error, GradcheckError):
         return Case(words.RIGHT, False, words.RIGHT_EXPECTED, got, words.GRADCHECK, words.READ)
     if any(declared and not ok for declared, ok in right.doctor):

@@ -8,7 +8,7 @@ from lessons_lib import check_function
 from lessons_lib.surrogate_gradients import surrogate_slope
 
 
-def my_surrogate_tests(spike: type[torch.autograd.Function]) -> None:
+def reference_surrogate_tests(spike: type[torch.autograd.Function]) -> None:
     """Raise AssertionError if `spike` (applied as spike.apply(x, 1.0, 0.5)) is wrong."""
 
     def fires(x, threshold, width):  # the reference forward: the step, in x's dtype

@@ -113,7 +113,10 @@ CHECK_GRADIENT = (
     "linear in grad_out and no higher anywhere than at the threshold."
 )
 
-ANSWER_NOTE = "The whole function (with its imports):"
+ANSWER_NOTE = (
+    "The course's answer, reference_surrogate_tests, with its imports (name yours "
+    "my_surrogate_tests):"
+)
 # The answer's code, read from the tested module, after its docstring.
 ANSWER = (
     Path(__file__).with_name("surrogate_tests_answers.py").read_text().split('"""', 2)[2].strip()
