@@ -4,6 +4,7 @@ checked against what the suite does when run by itself on each spike, and on the
 import contextlib
 
 import pytest
+from torch.autograd.gradcheck import GradcheckError
 
 from lessons_lib.doctor.examination import Examination
 from lessons_lib.exercises import surrogate_tests_words as words
@@ -35,6 +36,16 @@ def raises(tests, fn) -> bool:
     return run(tests, fn).found
 
 
+def why_right_fails(attempt, error: BaseException) -> str:
+    """The fix the first case must give, from the error and the slips the suite was made with."""
+    if isinstance(error, GradcheckError):
+        return words.GRADCHECK
+    if "doctor without grad_reference" in attempt.label:
+        return words.NO_RULE_FAILED_RIGHT
+    assert "rule" in attempt.label, attempt.label  # the only other slips that fail SpikeAnswer
+    return words.DOCTOR_FAILED_RIGHT
+
+
 def test_the_attempts_are_many_and_start_with_the_answer():
     assert len(ATTEMPTS) > 30
     assert ATTEMPTS[0].label == "answer"
@@ -51,6 +62,7 @@ def test_every_mark_and_sentence_is_true(attempt):
     assert right.passed is not fails_right, right.got
     later = [doctor, *caught, prop]
     if fails_right:
+        assert right.fix == why_right_fails(attempt, run(tests, SpikeAnswer).error)
         assert all(c.mark == "○" for c in later)
         return
     assert all(c.checked for c in later)
