@@ -1,7 +1,8 @@
 """The exercises' self-checks, and the course's reference answers they are tested against.
 
-Each name loads its own module on first use (PEP 562), so that only the Clamp01 exercise's
-checks, which run the learner's property tests, import hypothesis.
+Each name loads its own module on first use (PEP 562), so that only the checks that run the
+learner's property tests (the Clamp01 exercise's, and Part 2 of "Choose your surrogate")
+import hypothesis.
 
 - base.py                   the one harness: contained state, the first case, the verdict
 - backward_pass/            "Your own backward pass": its answer cube_grad, check_cube (Part 1)
