@@ -35,20 +35,20 @@ PLACEHOLDER = "my_surrogate_tests"  # the task's name for the learner's function
 @dataclass
 class Watched:
     """One run of the learner's tests: what clamp.observe saw, and every doctor report made
-    on the spike (with or without a grad_reference, and whether it found problems)."""
+    on the spike (with or without a grad_reference, and the codes of what it found)."""
 
     outcome: Outcome
-    doctor: list[tuple[bool, bool]] = field(default_factory=list)  # (declared, ok)
+    doctor: list[tuple[bool, tuple[str, ...]]] = field(default_factory=list)  # (declared, codes)
 
 
 @contextlib.contextmanager
-def _doctor_reports(spike: type, seen: list[tuple[bool, bool]]) -> Iterator[None]:
+def _doctor_reports(spike: type, seen: list[tuple[bool, tuple[str, ...]]]) -> Iterator[None]:
     report = Examination.report
 
     def recorded(self: Examination, name: str) -> object:
         made = report(self, name)
         if self.fn is spike:
-            seen.append((self.grad_reference is not None, made.ok))
+            seen.append((self.grad_reference is not None, tuple(made.codes)))
         return made
 
     with patched(Examination, report=recorded):
@@ -57,7 +57,7 @@ def _doctor_reports(spike: type, seen: list[tuple[bool, bool]]) -> Iterator[None
 
 def watched_run(tests: Callable, spike: type) -> Watched:
     """Run tests(spike) contained, recording the doctor's reports on the spike."""
-    doctor: list[tuple[bool, bool]] = []
+    doctor: list[tuple[bool, tuple[str, ...]]] = []
     with _doctor_reports(spike, doctor):
         outcome = run(tests, spike)
     return Watched(outcome, doctor)
@@ -96,9 +96,12 @@ def _right_case(right: Watched) -> Case:
     got = describe(outcome, PLACEHOLDER)
     if isinstance(outcome.error, GradcheckError):
         return Case(words.RIGHT, False, words.RIGHT_EXPECTED, got, words.GRADCHECK, words.READ)
-    if any(declared and not ok for declared, ok in right.doctor):
+    found = [(declared, codes) for declared, codes in right.doctor if codes]
+    if found and found[0][0] and found[0][1] == ("gradient",):  # only the gradient differs
         fix = words.DOCTOR_FAILED_RIGHT
-    elif any(not declared and not ok for declared, ok in right.doctor):
+    elif found and found[0][0]:
+        fix = words.DOCTOR_OTHER_ON_RIGHT.format(codes=", ".join(found[0][1]))
+    elif found:
         fix = words.NO_RULE_FAILED_RIGHT
     else:
         fix = words.RIGHT_OTHERWISE

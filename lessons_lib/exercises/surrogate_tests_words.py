@@ -36,6 +36,12 @@ DOCTOR_FAILED_RIGHT = (
     "threshold, with None for the threshold and the width: (grad_out * surrogate_slope(x, "
     '"fast-sigmoid", threshold, width), None, None).'
 )
+DOCTOR_OTHER_ON_RIGHT = (
+    "the doctor, given your reference and grad_reference, reported {codes} on the right "
+    "spike: what you gave it is not what SpikeAnswer does, the step (x >= threshold)"
+    ".to(x.dtype) forwards and grad_out times the fast-sigmoid bump backwards, None for the "
+    "two numbers. Print the report to see where they differ."
+)
 NO_RULE_FAILED_RIGHT = (
     "the doctor ran without grad_reference, so it compared backward with the step's true "
     "gradient, 0, and found the bump. Declare the rule: check_function(spike, reference, "

@@ -11,6 +11,7 @@ from lessons_lib.exercises.spike_answers import SpikeAnswer
 from lessons_lib.exercises.surrogate_mistakes import MISTAKES, WrongWhileDrawing, declared_rule
 from lessons_lib.exercises.surrogate_tests import check_my_surrogate_tests
 from lessons_lib.exercises.surrogate_tests_answers import reference_surrogate_tests
+from lessons_lib.surrogate_gradients import surrogate_slope
 
 X = torch.tensor([-1.0, 0.5, 1.0, 1.2, 3.0], dtype=torch.float64)
 
@@ -130,3 +131,31 @@ def test_the_third_hint_is_the_tested_answer():
     text = str(check_my_surrogate_tests(forward_only, hint=3))
     assert "def reference_surrogate_tests(spike" in text
     assert SpikeAnswer.__name__ not in words.ANSWER
+
+
+def strict_reference(spike):
+    def fires_above(x, threshold, width):  # wrong: > misses x exactly at the threshold
+        return (x > threshold).to(x.dtype)
+
+    report = check_function(spike, fires_above, grad_reference=declared_rule, inputs=(X, 1.0, 0.5))
+    assert report.ok, str(report)
+
+
+def off_threshold_rule(spike):
+    def rule(x, threshold, width, grad_out):  # wrong: a bump centred at 0
+        return grad_out * surrogate_slope(x, "fast-sigmoid", 0.0, width), None, None
+
+    report = check_function(spike, fires, grad_reference=rule, inputs=(X, 1.0, 0.5))
+    assert report.ok, str(report)
+
+
+def test_a_wrong_reference_is_not_blamed_on_the_rule():
+    verdict = check_my_surrogate_tests(strict_reference)
+    assert marks(verdict) == ["✗"] + ["○"] * 6
+    assert verdict.cases[0].fix == words.DOCTOR_OTHER_ON_RIGHT.format(codes="forward")
+
+
+def test_a_rule_off_the_threshold_is_blamed_on_the_rule():
+    verdict = check_my_surrogate_tests(off_threshold_rule)
+    assert marks(verdict) == ["✗"] + ["○"] * 6
+    assert verdict.cases[0].fix == words.DOCTOR_FAILED_RIGHT
