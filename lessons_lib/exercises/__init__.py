@@ -1,7 +1,8 @@
 """The exercises' self-checks, and the course's reference answers they are tested against.
 
-Each name loads its own module on first use (PEP 562), so that only the Clamp01 exercise's
-checks, which run the learner's property tests, import hypothesis.
+Each name loads its own module on first use (PEP 562), so that only the checks that run the
+learner's property tests (the Clamp01 exercise's, and Part 2 of "Choose your surrogate")
+import hypothesis.
 
 - base.py                   the one harness: contained state, the first case, the verdict
 - backward_pass/            "Your own backward pass": its answer cube_grad, check_cube (Part 1)
@@ -11,6 +12,8 @@ checks, which run the learner's property tests, import hypothesis.
 - nudge.py                  lesson 2's beginner task, check_nudge
 - spike.py                  "Choose your surrogate", Part 1 (lesson 3's beginner task), check_spike,
                             and its answer SpikeAnswer (spike_answers.py)
+- surrogate_tests.py        "Choose your surrogate", Part 2, check_my_surrogate_tests, run on the
+                            wrong spikes of surrogate_mistakes.py; its answer reference_surrogate_tests
 Each exercise's words (case names, fixes, hints) live in a words module beside its logic.
 """
 
@@ -30,6 +33,8 @@ _HOME = {
     "check_straight_through": "lessons_lib.exercises.straight_through",
     "check_spike": "lessons_lib.exercises.spike",
     "SpikeAnswer": "lessons_lib.exercises.spike_answers",
+    "check_my_surrogate_tests": "lessons_lib.exercises.surrogate_tests",
+    "reference_surrogate_tests": "lessons_lib.exercises.surrogate_tests_answers",
 }
 
 

@@ -1,6 +1,6 @@
 """What every exercise's check shares through the harness (exercises/base.py): a learner's
-code leaves nothing behind, a Function means the same as its apply, and only the Clamp01
-exercise loads hypothesis."""
+code leaves nothing behind, a Function means the same as its apply, and only the exercises
+that run property tests (Clamp01, and Part 2 of the surrogate) load hypothesis."""
 
 import subprocess
 import sys
@@ -15,6 +15,7 @@ from lessons_lib import (
     check_cube_grad,
     check_edge_test,
     check_my_checks,
+    check_my_surrogate_tests,
     check_nudge,
     check_spike,
     check_straight_through,
@@ -65,6 +66,7 @@ LEAKY = {
     "check_nudge": (check_nudge, leaky_nudge),
     "check_edge_test": (check_edge_test, leaky_test),
     "check_my_checks": (check_my_checks, leaky_test),
+    "check_my_surrogate_tests": (check_my_surrogate_tests, leaky_test),
 }
 
 
@@ -95,8 +97,15 @@ def test_a_check_of_a_function_takes_its_apply_as_the_function(check):
         (check_nudge, "my_nudge"),
         (check_edge_test, "my_edge_test"),
         (check_my_checks, "my_checks"),
+        (check_my_surrogate_tests, "my_surrogate_tests"),
     ],
-    ids=["check_cube_grad", "check_nudge", "check_edge_test", "check_my_checks"],
+    ids=[
+        "check_cube_grad",
+        "check_nudge",
+        "check_edge_test",
+        "check_my_checks",
+        "check_my_surrogate_tests",
+    ],
 )
 @pytest.mark.parametrize(
     ("passed", "named"),
