@@ -81,7 +81,8 @@ class ExerciseCheck:
     """The verdict on one exercise answer: `ok`, one Case per check, plain text or HTML.
 
     `hints` is a ladder revealed on request: `.hint(n)` shows the first n steps, and an
-    unfinished verdict ends by saying how to ask (`hint_call` with `{}` for the level).
+    unfinished verdict ends by saying how to ask (`hint_call` with `{}` for the level, and
+    `{name}` where the learner's own name for what was checked goes).
     `aside` is shown under the first problem, when there is one. `refused` replaces all of
     it with one line, for a wrong or missing argument (exercises.base.refused).
     """
@@ -150,7 +151,7 @@ class ExerciseCheck:
             f"hint={n} {h.label}" for n, h in enumerate(self.hints, 1) if n > self.shown + 1
         ]
         nxt = self.hints[self.shown]
-        text = f"Stuck? {self.hint_call.format(self.shown + 1)} shows {nxt.label}"
+        text = f"Stuck? {self.hint_call.format(self.shown + 1, name=self.name)} shows {nxt.label}"
         return text + (f" ({', then '.join(following)})." if following else ".")
 
     def _aside_shown(self) -> Aside | None:

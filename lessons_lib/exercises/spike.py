@@ -68,8 +68,7 @@ def check_spike(fn: object = MISSING, hint: object = 0) -> ExerciseCheck:
     function = as_function(fn)
     with contained():
         cases = spike_cases(function)
-    hint_call = words.HINT_CALL.format(name=function.__name__)
-    return ExerciseCheck(function.__name__, cases, words.HINTS, hint_call).hint(hint)
+    return ExerciseCheck(function.__name__, cases, words.HINTS, words.HINT_CALL).hint(hint)
 
 
 def _run(fn: type, setting: Setting, dtype=torch.float32, grad_out: tuple | None = None) -> Run:

@@ -19,7 +19,7 @@ class MySpike(torch.autograd.Function):
         return grad_out * slope, None, None  # None: no gradient for the two numbers
 """
 
-HINT_CALL = "check_spike({name}, hint={{}})"
+HINT_CALL = "check_spike({name}, hint={})"
 HINTS = (
     Hint(
         "the idea",

@@ -4,7 +4,7 @@ in words a beginner on lesson 1 knows."""
 from lessons_lib.exercises.base import Hint, Wanted
 from lessons_lib.exercises.one_gradient import OneGradientWords
 
-HINT_CALL = "check_straight_through(MyRound, hint={})"
+HINT_CALL = "check_straight_through({name}, hint={})"
 HINTS = (
     Hint(
         "the idea",
