@@ -86,6 +86,25 @@ def report(examples: bool = True) -> str:
     return "\n".join(lines)
 
 
+def suites_report() -> str:
+    """check_my_surrogate_tests on the generated suites: right or wrong, and false claims."""
+    from tests.exercises.attempts.surrogate_tests_attempts import suite_attempts
+    from tests.exercises.attempts.surrogate_tests_judging import false_claims, right
+
+    start = time.perf_counter()
+    attempts = suite_attempts()
+    rights = [right(a) for a in attempts]
+    found = [(a, claim) for a in attempts for claim in false_claims(a)]
+    lines = [
+        f"== check_my_surrogate_tests: {len(attempts)} distinct suites generated "
+        f"({sum(rights)} right, {rights.count(False)} wrong); "
+        f"{time.perf_counter() - start:.1f} s",
+        f"   false marks or sentences: {len(found)} in {len({a.label for a, _ in found})} suites",
+    ]
+    lines += [f"   {a.label}: {claim}" for a, claim in found]
+    return "\n".join(lines)
+
+
 def claim_kinds() -> str:
     """The claim kinds each check's sentences are verified by, and those left unverified."""
     from tests.exercises.attempts import (
@@ -119,3 +138,4 @@ if __name__ == "__main__":
     else:
         print(report(examples="--counts" not in sys.argv))
         clamp_report.main()  # the Clamp01 exercise's two checks
+        print(suites_report())
