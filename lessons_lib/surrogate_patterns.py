@@ -137,6 +137,8 @@ class LearnedStepQuantize(Function):
     def backward(ctx, grad_out):
         x, s = ctx.saved_tensors
         v = x / s
+        # The grid's ends count as inside, as torch.clamp's gradient and PyTorch's learnable
+        # fake quantize count them (the LSQ paper's cases put them with the clipped values).
         inside = (v >= ctx.lo) & (v <= ctx.hi)
         grad_x = grad_out * inside  # straight through inside the grid, zero where clipped
         # d q / d s: round(v) - v inside (the rounding error), lo or hi where clipped

@@ -151,6 +151,20 @@ def test_lsq_gradients_match_autograd_with_straight_through_rounding():
     )
 
 
+def test_lsq_agrees_with_pytorchs_learnable_fake_quantize_even_at_the_grids_ends():
+    x = torch.tensor(
+        [-4.0, -2.0, 0.3, 1.5, 3.5, 5.0], requires_grad=True
+    )  # x / s: -8 and 7 are the ends
+    s = torch.tensor([0.5], requires_grad=True)
+    grad_out = torch.tensor([1.0, 10.0, 100.0, 1000.0, 10000.0, 100000.0])
+    torch_q = torch._fake_quantize_learnable_per_tensor_affine(x, s, torch.zeros(1), -8, 7, 1.0)
+    want = torch.autograd.grad(torch_q, (x, s), grad_out)
+    got = torch.autograd.grad(LearnedStepQuantize.apply(x, s, -8, 7), (x, s), grad_out)
+    for a, b in zip(got, want, strict=True):
+        torch.testing.assert_close(a, b)
+    assert got[0][0] == 1 and got[0][4] == 10000  # the ends pass grad_out straight through
+
+
 def test_lsq_and_gradient_reversal_pass_the_doctor():
     x = torch.linspace(-3.0, 3.0, 13, dtype=F64)
     s = torch.tensor(0.5, dtype=F64)

@@ -128,15 +128,14 @@ def _step_case(run: Run, setting: Setting) -> Case:
     failed = run.failure
     if failed is not None and failed.stage == "forward":
         if failed.kind == "NoGraph" and run.output is Ellipsis:
-            got, fix = "... (the placeholder)", words.PLACEHOLDER + write + "."
-            return Case(name, False, expected, got, fix)
+            return Case(name, False, expected, "... (the placeholder)", words.PLACEHOLDER)
         if failed.kind == "NoGraph":  # not a tensor, or one autograd cannot follow
             return Case(name, False, expected, untracked(run.output), write + ".")
         got = f"forward stopped with an error: {failed.kind}: {failed.message}"
         return Case(name, False, expected, got, "Read the error, fix that line. " + write + ".")
     got = run.output
     if got is Ellipsis:
-        return Case(name, False, expected, "... (the placeholder)", words.PLACEHOLDER + write + ".")
+        return Case(name, False, expected, "... (the placeholder)", words.PLACEHOLDER)
     if not isinstance(got, torch.Tensor) or got.shape != want.shape:
         return Case(name, False, expected, plain(got), write + ".")
     values = got.detach().to(torch.float64)

@@ -57,7 +57,10 @@ AT_ZERO = (
     "forward's step is at 0, not at the threshold {t:g}: compare x with threshold, the "
     "number forward receives, not with 0. "
 )
-PLACEHOLDER = "forward still gives back the placeholder ... from the starter. "
+PLACEHOLDER = (  # the first message a learner sees: the idea, not the line
+    "forward still gives back the placeholder ... from the starter. Replace it with the step: "
+    "whether each x reaches threshold (True or False), turned into 1s and 0s of x's own kind."
+)
 STEP_STAYED = (
     "with threshold {t:g}, forward's step stayed at {main:g}, where it was for the first "
     "threshold: compare x with threshold, the number forward receives, not a fixed number. "

@@ -23,8 +23,9 @@ from lessons_lib.explorers.drawing import (
 )
 from lessons_lib.explorers.training.runs import GOAL, Run
 
-# One colour per width, in the order the widths are given (the true gradient is black).
+# One colour per width, in the order the widths are given; the true gradient is a grey band.
 COLOURS = ("vermillion", "blue", "green", "purple", "orange", "sky")
+TRUE_GREY = "#c8c8c8"
 COLUMNS = 3  # panels across; more shapes take a second row
 # Font sizes in px of the full-width image: an image shrinks with its output area (to about
 # 700 px on a projector's 1280x720 window), so these still read at 13 px there.
@@ -42,7 +43,9 @@ def draw_runs(runs: list[Run], shapes: list[str], widths: list[float]) -> bytes:
     by_key = {(run.shape, run.width): run for run in runs}
     for ax, shape in zip(axes, shapes, strict=False):
         steps = np.arange(len(truth.training.losses))
-        ax.plot(steps, truth.training.losses, color=PALETTE["black"], ls="--", lw=2, zorder=3)
+        # A wide grey band under the widths' lines: a width that does not learn either
+        # draws its line on top of it, in view, instead of hidden beneath it.
+        ax.plot(steps, truth.training.losses, color=TRUE_GREY, lw=8, zorder=1)
         for width, colour in zip(widths, COLOURS, strict=False):
             losses = by_key[(shape, width)].training.losses
             ax.plot(steps, losses, color=PALETTE[colour], lw=2.5)
@@ -61,9 +64,7 @@ def draw_runs(runs: list[Run], shapes: list[str], widths: list[float]) -> bytes:
         axes[0].plot([], [], color=PALETTE[c], lw=2.5, label=f"width {w:g}")[0]
         for w, c in zip(widths, COLOURS, strict=False)
     ]
-    handles.append(
-        axes[0].plot([], [], color=PALETTE["black"], ls="--", lw=2, label="true gradient")[0]
-    )
+    handles.append(axes[0].plot([], [], color=TRUE_GREY, lw=8, label="true gradient")[0])
     handles.append(axes[0].plot([], [], color="#999999", ls=":", lw=1, label=f"loss {GOAL:g}")[0])
     figure.legend(
         handles=handles, loc="lower center", ncols=min(len(handles), 4), fontsize=points(TEXT_PX)
