@@ -36,6 +36,10 @@ class Training:
         """Did the loss fall at all?"""
         return self.losses[-1] < self.losses[0]
 
+    def first_step_at_most(self, loss: float) -> int | None:
+        """The first step whose loss is at most `loss`; None if no step gets there."""
+        return next((i for i, value in enumerate(self.losses) if value <= loss), None)
+
 
 def train_neuron(
     spike: Callable[[torch.Tensor], torch.Tensor],

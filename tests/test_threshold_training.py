@@ -3,7 +3,7 @@
 import pytest
 
 from lessons_lib.surrogate_gradients import TrueStep, make_spike
-from lessons_lib.threshold_training import labelled_points, train_neuron
+from lessons_lib.threshold_training import Training, labelled_points, train_neuron
 
 
 def test_the_points_are_seeded_and_both_labels_occur():
@@ -38,3 +38,10 @@ def test_on_step_is_called_once_per_step():
     calls = []
     train_neuron(make_spike().apply, steps=7, on_step=calls.append)
     assert calls == list(range(7))
+
+
+def test_first_step_at_most_finds_the_first_step_or_none():
+    run = Training(losses=[0.5, 0.2, 0.05, 0.1, 0.0], accuracy=1.0, weight=(0.0, 0.0), bias=0.0)
+    assert run.first_step_at_most(0.05) == 2
+    assert run.first_step_at_most(0.5) == 0
+    assert run.first_step_at_most(-1.0) is None

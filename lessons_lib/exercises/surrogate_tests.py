@@ -23,7 +23,13 @@ from lessons_lib.exercises.base import (
     named_as_written,
     refused,
 )
-from lessons_lib.exercises.clamp.observe import ENOUGH_EXAMPLES, Outcome, describe, run
+from lessons_lib.exercises.clamp.observe import (
+    ENOUGH_EXAMPLES,
+    Outcome,
+    describe,
+    falsifying_example,
+    run,
+)
 from lessons_lib.exercises.spike_answers import SpikeAnswer
 from lessons_lib.exercises.surrogate_mistakes import MISTAKES, Mistake, WrongWhileDrawing
 from lessons_lib.running.arguments import MISSING
@@ -103,6 +109,10 @@ def _right_case(right: Watched) -> Case:
         fix = words.DOCTOR_OTHER_ON_RIGHT.format(codes=", ".join(found[0][1]))
     elif found:
         fix = words.NO_RULE_FAILED_RIGHT
+    elif outcome.example_nonfinite and falsifying_example(outcome):
+        fix = words.DREW_NONFINITE.format(drawn=" and ".join(sorted(outcome.example_nonfinite)))
+    elif falsifying_example(outcome):
+        fix = words.RIGHT_OTHERWISE + " " + words.FAILED_ON_DRAWN
     else:
         fix = words.RIGHT_OTHERWISE
     return Case(words.RIGHT, False, words.RIGHT_EXPECTED, got, fix, words.READ)
@@ -121,10 +131,14 @@ def _mistake_case(mistake: Mistake, tests: Callable, trusted: bool) -> Case:
     name = f"catches {mistake.key}: {mistake.wrong}"
     if not trusted:
         return Case.not_checked(name, words.FAILS_RIGHT)
-    outcome = run(tests, mistake.fn)
-    if outcome.found:
+    watched = watched_run(tests, mistake.fn)
+    if watched.outcome.found:
         return Case(name, True)
-    got = words.MISSED if outcome.applied else words.MISSED_UNRUN
+    reported = sorted({code for _, codes in watched.doctor for code in codes})
+    if reported:  # the doctor found it, and the tests threw its report away
+        got = words.REPORT_UNCHECKED.format(codes=", ".join(reported))
+        return Case(name, False, words.CAUGHT_EXPECTED, got, words.CHECK_REPORT, words.READ)
+    got = words.MISSED if watched.outcome.applied else words.MISSED_UNRUN
     return Case(name, False, words.CAUGHT_EXPECTED, got, words.CATCH[mistake.key], words.READ)
 
 
@@ -144,7 +158,7 @@ def _property_case(right: Outcome, probe: Outcome | None, uncalled: str, trusted
     elif not probe.backward_drawn:
         got, fix = words.NO_GRADIENT_DRAWN.format(n=drawn), words.CHECK_GRADIENT
     else:
-        got, fix = words.PROBE_MISSED.format(n=drawn), words.CHECK_GRADIENT
+        got, fix = words.PROBE_MISSED.format(n=drawn), words.CHECK_MORE
     return Case(name, False, expected, got, fix, words.READ_PROPERTY)
 
 

@@ -51,6 +51,16 @@ RIGHT_OTHERWISE = (
     "SpikeAnswer is correct (the step forwards, grad_out times the fast-sigmoid bump "
     "backwards, None for the two numbers), so a test that fails it is wrong."
 )
+DREW_NONFINITE = (
+    "Your property test drew {drawn}, and the right spike failed it there: st.floats() with "
+    "no bounds draws NaN and infinities as well as ordinary numbers. Bound what hypothesis "
+    "draws: st.floats(-10, 10) for x and st.floats(-100, 100) for grad_out."
+)
+FAILED_ON_DRAWN = (
+    "Hypothesis's example above is an input your test fails it on. If it holds a huge "
+    "number, bound what @given draws: st.floats(-10, 10) for x, st.floats(-100, 100) for "
+    "grad_out."
+)
 FAILS_RIGHT = "your tests fail the right spike, so a catch would prove nothing"
 
 DOCTOR = "runs the doctor with grad_reference, the declared rule"
@@ -66,6 +76,14 @@ DOCTOR_FIX = (
 CAUGHT_EXPECTED = "my_surrogate_tests raises an error (or returns False) for this wrong spike"
 MISSED = "my_surrogate_tests ran it and found nothing wrong"
 MISSED_UNRUN = "my_surrogate_tests found nothing wrong, and never called its apply"
+REPORT_UNCHECKED = (
+    "my_surrogate_tests ran the doctor on it, which reported {codes}, and still found nothing "
+    "wrong: the report's verdict was never checked"
+)
+CHECK_REPORT = (
+    "check_function gives back a report and raises nothing, so make the test fail on it: "
+    "assert report.ok, str(report)."
+)
 CATCH = {
     "off-centre": (
         "Compare backward's gradient with the declared rule at points near the threshold: the "
@@ -112,6 +130,11 @@ PROBE_MISSED = (
     "your property test ran on {n} drawn inputs, backward ran inside it, and it found nothing "
     "wrong with a spike whose backward is wrong only while hypothesis draws (its bump sits 3 "
     "widths above the threshold and it clips grad_out)"
+)
+CHECK_MORE = (
+    "Your property test computes the gradient; make it assert what any sensible bump does: "
+    "linear in grad_out (a clipped grad_out is not) and no higher anywhere than at the "
+    "threshold (a bump off the threshold is higher elsewhere)."
 )
 CHECK_GRADIENT = (
     "Check the gradient in your property test, not only forward: compute (grad,) = "

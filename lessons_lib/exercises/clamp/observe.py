@@ -202,10 +202,25 @@ def describe(outcome: Outcome, who: str) -> str:
     if failure.own and line:
         raised = "assert" if line.startswith("assert") else "raise"  # the statement's word
         where = f", by your own {raised} at the line `{line}`"
-    notes = [_one_line(n) for n in getattr(outcome.error, "__notes__", [])]
+    notes = [_one_line(n) for n in _notes(outcome.error)]
     example = next((n for n in notes if n.startswith(("Falsifying", "Failing"))), "")
     drawn = f" ({example[:117] + '...' if len(example) > 120 else example})" if example else ""
     return f"{who} raised {failure.kind}: {failure.message.rstrip(',.:;')}{where}{drawn}"
+
+
+def _notes(error: BaseException) -> list[str]:
+    """The error's notes; for hypothesis's group of several failures, its first one's too."""
+    notes = list(getattr(error, "__notes__", []))
+    if isinstance(error, BaseExceptionGroup) and error.exceptions:
+        notes += _notes(error.exceptions[0])
+    return notes
+
+
+def falsifying_example(outcome: Outcome) -> bool:
+    """Did hypothesis report the input the test failed on?"""
+    if outcome.error is None:
+        return False
+    return any(n.startswith(("Falsifying", "Failing")) for n in _notes(outcome.error))
 
 
 def _one_line(note: str) -> str:

@@ -12,13 +12,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from lessons_lib.explorers.gradient.curves import constant_upstream, plotted
+from lessons_lib.explorers.gradient.curves import constant_upstream, grid, plotted
 from lessons_lib.explorers.sampling import sample_index
 from lessons_lib.running import run_function
 from lessons_lib.surrogate_gradients import make_spike, surrogate_slope
 
 KEYS = ("forward", "backward", "family", "true")  # what the point's readout shows, in order
 ROWS = ("x", *KEYS)  # the samples the picture gets, in order (SurrogateCurves.rows)
+
+
+def sample_grid(low: float, high: float, samples: int) -> torch.Tensor:
+    """The x samples, rounded to 12 decimals: linspace puts its middle sample of [-2, 2] at
+    -4e-17, where the step reads 0; rounded, it is the threshold 0, where the step fires."""
+    return torch.round(grid(low, high, samples), decimals=12) + 0.0  # + 0.0: no -0
 
 
 @dataclass(frozen=True)

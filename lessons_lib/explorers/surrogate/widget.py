@@ -11,7 +11,6 @@ import numpy as np
 from lessons_lib.explorers.base import ExplorerWidget, coarse
 from lessons_lib.explorers.controls import Control, box_for, slider_options
 from lessons_lib.explorers.drawing import style
-from lessons_lib.explorers.gradient.curves import grid
 from lessons_lib.explorers.gradient.widget import on_a_sample, point_step
 from lessons_lib.explorers.sampling import ON_GRID
 from lessons_lib.explorers.surrogate.curves import (
@@ -21,12 +20,13 @@ from lessons_lib.explorers.surrogate.curves import (
     SurrogateCurves,
     measure,
     measure_point,
+    sample_grid,
 )
 from lessons_lib.explorers.surrogate.drawing import MARKERS, SurrogatePlot
 from lessons_lib.surrogate_gradients import SHAPES
 
 SAMPLES = 401
-WIDTHS = (0.05, 2.0)  # the width slider's span, widened to hold the width asked for
+WIDTHS = (0.01, 2.0)  # the width slider's span, widened to hold the width asked for
 
 
 class SurrogateExplorer(ExplorerWidget):
@@ -120,7 +120,7 @@ class SurrogateExplorer(ExplorerWidget):
 
     def measure(self) -> SurrogateCurves:
         self.plot.choice = self.choice
-        return measure(self.own, grid(*self.x_range, SAMPLES), self.choice)
+        return measure(self.own, sample_grid(*self.x_range, SAMPLES), self.choice)
 
     def measure_at(self, x: float) -> dict[str, float]:
         return measure_point(self.own, x, self.choice, self.curves.jump)

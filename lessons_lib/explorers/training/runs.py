@@ -28,7 +28,7 @@ class Run:
     @property
     def steps_to_goal(self) -> int | None:
         """The first step at which the loss is at most GOAL; None if it never gets there."""
-        return next((i for i, loss in enumerate(self.training.losses) if loss <= GOAL), None)
+        return self.training.first_step_at_most(GOAL)
 
     @property
     def name(self) -> str:

@@ -34,6 +34,21 @@ def doctor_calls(seen: list[bool]):
         yield
 
 
+@contextlib.contextmanager
+def reports_on(fn, codes: list[str]):
+    """Record the codes of every doctor report made on fn."""
+    start = Examination.report
+
+    def report(self, name):
+        made = start(self, name)
+        if self.fn is fn:
+            codes.extend(made.codes)
+        return made
+
+    with patched(Examination, report=report):
+        yield
+
+
 def raises(tests, fn) -> bool:
     return run(tests, fn).found
 
@@ -84,8 +99,14 @@ def false_claims(attempt: SuiteAttempt) -> list[str]:
         if doctor.got != want:
             found.append(f"doctor: says {doctor.got!r}, the fact is {want!r}")
     for case, mistake in zip(caught, MISTAKES, strict=True):
-        if case.passed is not raises(tests, mistake.fn):
+        codes: list[str] = []
+        with reports_on(mistake.fn, codes):
+            caught_it = raises(tests, mistake.fn)
+        if case.passed is not caught_it:
             found.append(f"{case.name}: marked {case.mark}, the suite alone disagrees")
+        unchecked = words.REPORT_UNCHECKED.format(codes=", ".join(sorted(set(codes))))
+        if not case.passed and (case.got == unchecked) is not bool(codes):
+            found.append(f"{case.name}: says {case.got!r}; the doctor reported {codes}")
     if prop.passed is not raises(tests, WrongWhileDrawing):
         found.append(f"{prop.name}: marked {prop.mark}, the suite alone disagrees")
     if not attempt.property_called:

@@ -81,3 +81,14 @@ def test_a_right_learner_function_is_measured_and_compared():
     assert ex.message.value == ""
     np.testing.assert_allclose(ex.curves.backward, ex.curves.family, atol=1e-12)
     assert "OwnSpike" in ex.summary
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.5, -1.3])
+def test_the_point_on_the_threshold_reads_the_step_fired(threshold):
+    """The samples are exact decimals: at the threshold the point is the threshold itself
+    (linspace alone put [-2, 2]'s middle at -4e-17, where the step read 0)."""
+    explorer = explore_surrogate(threshold=threshold)
+    explorer.point_slider.value = threshold
+    at = explorer.point_values()
+    assert at["x"] == threshold and at["forward"] == 1.0
+    assert np.isnan(at["true"])
