@@ -2,7 +2,8 @@
 
 - A surrogate bump is the density of a noise: the step with that noise added, averaged,
   is the smoothed step, so the bump is the exact slope of the averaged step (`noise`,
-  `averaged_step_slope`, measured by Monte Carlo).
+  `averaged_step_slope`, measured by Monte Carlo); the task's bump of a noise of one's own
+  (`laplace_slope`, `laplace_noise`, `slope_of_averaged_step`, `slope_against_bump`).
 - On one stochastic binary unit, whose expected loss has an exact gradient, the bias and
   variance of straight-through, REINFORCE and Gumbel straight-through (`unit_estimates`).
 - Width against shape on lesson 3's threshold neuron (`steps_to_loss`).
@@ -16,6 +17,7 @@ from collections.abc import Callable
 
 import torch
 
+from lessons_lib.running import InputError
 from lessons_lib.surrogate_gradients import SHAPES, step, surrogate_slope
 from lessons_lib.threshold_training import train_neuron
 
@@ -24,7 +26,11 @@ __all__ = [
     "NOISY_SHAPES",
     "averaged_step_slope",
     "first_and_second",
+    "laplace_noise",
+    "laplace_slope",
     "noise",
+    "slope_against_bump",
+    "slope_of_averaged_step",
     "steps_to_loss",
     "unit_estimates",
     "unit_exact_gradient",
@@ -65,18 +71,63 @@ def averaged_step_slope(
     h: float = 0.02,
     seed: int = 0,
 ) -> torch.Tensor:
-    """Monte Carlo slope of E[step(x + ε)] at each x, ε the `shape` noise of `width`.
+    """Monte Carlo slope of E[step(x + ε)] at each x, ε the `shape` noise of `width`."""
+    return slope_of_averaged_step(
+        x, noise(shape, width, samples, torch.Generator().manual_seed(seed)), h
+    )
+
+
+def slope_of_averaged_step(x: torch.Tensor, draws: torch.Tensor, h: float = 0.02) -> torch.Tensor:
+    """Monte Carlo slope of E[step(x + ε)] at each x, over the given draws of the noise ε.
 
     A central difference of the averaged step, the same draws on both sides (common random
     numbers), so each estimate is the fraction of draws in a window 2h wide, over 2h.
     """
-    eps = noise(shape, width, samples, torch.Generator().manual_seed(seed))
+    if not isinstance(draws, torch.Tensor) or not draws.is_floating_point() or draws.dim() != 1:
+        raise InputError(f"draws must be a 1-D tensor of floats; got {_kind(draws)}")
     slopes = []
     for point in x.tolist():
-        above = step(point + h + eps).mean()
-        below = step(point - h + eps).mean()
+        above = step(point + h + draws).mean()
+        below = step(point - h + draws).mean()
         slopes.append((above - below) / (2 * h))
-    return torch.stack(slopes)
+    return torch.stack(slopes).to(torch.float64)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"a {value.dim()}-D tensor of {value.dtype}"
+    return f"{type(value).__name__} {value!r:.60}"
+
+
+def slope_against_bump(
+    x: torch.Tensor, draws: torch.Tensor, bump: torch.Tensor, tolerance: float = 0.025
+) -> str:
+    """The Monte Carlo slope over `draws` beside the bump at each x, and whether they agree."""
+    estimate = slope_of_averaged_step(x, draws)
+    agree = bool(((estimate - bump).abs() <= tolerance).all())
+    return "\n".join(
+        [
+            "x:                 " + ", ".join(f"{v:+5.1f}" for v in x.tolist()),
+            "Monte Carlo slope: " + ", ".join(f"{v:5.2f}" for v in estimate.tolist()),
+            "the bump:          " + ", ".join(f"{v:5.2f}" for v in bump.tolist()),
+            f"agree within {tolerance:g}: {agree}",
+        ]
+    )
+
+
+def laplace_slope(x: torch.Tensor, width: float = 1.0) -> torch.Tensor:
+    """A bump that is not one of the course's six: exp(-|x| / w) / (2w), area 1."""
+    return torch.exp(-x.abs() / width) / (2 * width)
+
+
+def laplace_noise(width: float, count: int, generator: torch.Generator) -> torch.Tensor:
+    """`count` draws of Laplace noise of scale `width`, whose density is laplace_slope.
+
+    Its distribution function is ½ + ½ sign(u) (1 - exp(-|u| / w)); inverted at a uniform
+    draw q on (-1, 1) standing for 2F - 1: u = -w sign(q) log(1 - |q|).
+    """
+    q = 2 * torch.rand(count, generator=generator, dtype=torch.float64) - 1
+    return -width * torch.sign(q) * torch.log1p(-q.abs())
 
 
 # --- 2. bias and variance on one stochastic binary unit -----------------------------------

@@ -11,7 +11,11 @@ from lessons_lib.research import (
     NOISY_SHAPES,
     averaged_step_slope,
     first_and_second,
+    laplace_noise,
+    laplace_slope,
     noise,
+    slope_against_bump,
+    slope_of_averaged_step,
     steps_to_loss,
     unit_estimates,
     unit_exact_gradient,
@@ -48,6 +52,46 @@ def test_the_averaged_step_slope_is_a_count_in_a_window():
     # With the same draws on both sides, shifting x by more than the noise's reach gives 0.
     far = averaged_step_slope(torch.tensor([5.0], dtype=F64), "clipped", width=1.0)
     assert far.item() == 0.0
+
+
+@pytest.mark.parametrize("width", [0.4, 1.0, 3.0])
+def test_the_laplace_bump_is_the_laplace_density_and_its_noise_is_laplace(width):
+    x = torch.linspace(-4, 4, 81, dtype=F64)
+    laplace = torch.distributions.Laplace(0.0, width)
+    assert torch.allclose(laplace_slope(x, width), laplace.log_prob(x).exp())
+    draws = laplace_noise(width, 200_000, torch.Generator().manual_seed(2))
+    assert draws.dtype == F64 and draws.shape == (200_000,)
+    for u in [-2.0, -0.5, 0.0, 0.3, 1.7]:
+        below = (draws <= u * width).to(F64).mean().item()
+        assert below == pytest.approx(laplace.cdf(torch.tensor(u * width)).item(), abs=0.005)
+
+
+def test_the_laplace_noises_averaged_step_has_the_laplace_bump_as_its_slope_and_a_bell_has_not():
+    x = torch.tensor([-1.5, -0.6, 0.0, 0.4, 1.2], dtype=F64)  # the notebook's points
+    draws = laplace_noise(1.0, 1_000_000, torch.Generator().manual_seed(0))
+    assert torch.allclose(slope_of_averaged_step(x, draws), laplace_slope(x), atol=0.025)
+    bell = torch.randn(1_000_000, generator=torch.Generator().manual_seed(0), dtype=F64)
+    assert not torch.allclose(slope_of_averaged_step(x, bell), laplace_slope(x), atol=0.025)
+
+
+def test_slope_against_bump_prints_both_and_says_whether_they_agree():
+    x = torch.tensor([-0.5, 0.0, 0.5], dtype=F64)
+    draws = laplace_noise(1.0, 400_000, torch.Generator().manual_seed(0))
+    right = slope_against_bump(x, draws, laplace_slope(x))
+    assert right.splitlines()[-1] == "agree within 0.025: True"
+    assert "the bump:           0.30,  0.50,  0.30" in right
+    assert slope_against_bump(x, draws, 2 * laplace_slope(x)).endswith("False")
+
+
+def test_slope_of_averaged_step_refuses_draws_that_are_not_a_1d_float_tensor():
+    x = torch.tensor([0.0], dtype=F64)
+    for wrong, said in [
+        ([0.1, 0.2], "list"),
+        (torch.ones(2, 2), "2-D"),
+        (torch.ones(3, dtype=torch.long), "int64"),
+    ]:
+        with pytest.raises(TypeError, match=said):
+            slope_of_averaged_step(x, wrong)
 
 
 @pytest.mark.parametrize(("theta", "target"), [(1.0, 0.2), (-1.5, 0.3), (0.5, 0.9)])
