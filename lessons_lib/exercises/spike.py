@@ -237,6 +237,10 @@ def _centred_case(got: torch.Tensor, setting: Setting) -> Case:
         fix = words.WIDTH_ONE.format(w=setting.width)
     elif setting is MOVED and _close(values, setting.bump(THRESHOLD, WIDTH)):
         fix = words.BUMP_STAYED.format(settings=setting.words, main=MAIN.words)
+    elif setting is MOVED and _close(values, setting.bump(width=WIDTH)):
+        fix = words.WIDTH_STAYED.format(settings=setting.words, w=WIDTH)
+    elif setting is MOVED and _close(values, setting.bump(threshold=THRESHOLD)):
+        fix = words.THRESHOLD_STAYED.format(settings=setting.words, t=THRESHOLD)
     else:
         fix = words.BUMP_OTHERWISE
     read = words.READ_TRUE_GRADIENT if fix == words.ZEROS else words.READ_BUMP

@@ -62,12 +62,20 @@ PLACEHOLDER = (  # the first message a learner sees: the idea, not the line
     "whether each x reaches threshold (True or False), turned into 1s and 0s of x's own kind."
 )
 STEP_STAYED = (
-    "with threshold {t:g}, forward's step stayed at {main:g}, where it was for the first "
+    "with threshold {t:g}, forward still jumped at x = {main:g}, where it jumps for the first "
     "threshold: compare x with threshold, the number forward receives, not a fixed number. "
 )
 BUMP_STAYED = (
     "with {settings}, backward gave back the bump for {main}: the threshold and width are "
     "written into backward. Use ctx.threshold and ctx.width, the numbers forward received. "
+)
+WIDTH_STAYED = (
+    "with {settings}, backward's bump was {w:g} wide, the first setting's width: the width "
+    "is written into backward. Use ctx.width, the number forward received. "
+)
+THRESHOLD_STAYED = (
+    "with {settings}, backward's bump was centred at {t:g}, the first setting's threshold: "
+    "the threshold is written into backward. Use ctx.threshold, the number forward received. "
 )
 STEP_OTHERWISE = "forward's numbers are not the step's 1s and 0s. "
 KIND_EXPECTED = "x's own kind out: torch.float32 for float32 x, torch.float64 for float64 x"

@@ -175,8 +175,8 @@ SPIKE_CLAIMS = [
         ),
     ),
     claim(
-        "with threshold <t>, forward's step stayed at <main>",
-        r"with threshold (?P<t>-?[\d.]+), forward's step stayed at (?P<main>-?[\d.]+)",
+        "with threshold <t>, forward still jumped at x = <main>",
+        r"with threshold (?P<t>-?[\d.]+), forward still jumped at x = (?P<main>-?[\d.]+)",
         lambda found, a: _steps_as(found, a, lambda x: x >= float(found["main"])),
     ),
     claim(
@@ -271,6 +271,26 @@ SPIKE_CLAIMS = [
         r"threshold (?P<t0>-?[\d.]+), width (?P<w0>[\d.]+)",
         lambda found, a: any(
             _gave(p, _bump(p, float(found["t0"]), float(found["w0"])))
+            for p in _at(a, float(found["t"]))
+            if abs(p.width - float(found["w"])) < 1e-9
+        ),
+    ),
+    claim(
+        "with threshold <t>, width <w>, backward's bump was <w0> wide, the first setting's width",
+        r"with threshold (?P<t>-?[\d.]+), width (?P<w>[\d.]+), backward's bump was (?P<w0>[\d.]+) "
+        r"wide",
+        lambda found, a: any(
+            _gave(p, _bump(p, p.threshold, float(found["w0"])))
+            for p in _at(a, float(found["t"]))
+            if abs(p.width - float(found["w"])) < 1e-9
+        ),
+    ),
+    claim(
+        "with threshold <t>, width <w>, backward's bump was centred at <t0>",
+        r"with threshold (?P<t>-?[\d.]+), width (?P<w>[\d.]+), backward's bump was centred at "
+        r"(?P<t0>-?[\d.]+)",
+        lambda found, a: any(
+            _gave(p, _bump(p, float(found["t0"]), p.width))
             for p in _at(a, float(found["t"]))
             if abs(p.width - float(found["w"])) < 1e-9
         ),
