@@ -16,6 +16,12 @@ def test_the_picture_is_a_png_of_the_explorers_size():
     assert Image.open(io.BytesIO(png)).size == (WIDTH, HEIGHT)
 
 
+def test_at_ratio_two_it_has_twice_the_pixels_each_way():
+    runs = train_all(["sigmoid"], [0.5], 5)
+    png = drawing.draw_runs(runs, ["sigmoid"], [0.5], ratio=2)
+    assert Image.open(io.BytesIO(png)).size == (2 * WIDTH, 2 * HEIGHT)
+
+
 def test_each_shape_gets_a_panel_with_each_width_and_the_flat_true_gradient(monkeypatch):
     figures = []
     real = drawing.FigureCanvasAgg
