@@ -5,9 +5,10 @@ counting every step of every run; then the picture (drawing.py) and the facts (r
 replace the last ones. Toggle buttons (buttons.py) pick the shapes and widths; "Train
 again" trains with the new choice. The page's picture is drawn at twice the stored one's
 pixels, so it stays sharp on a screen of two device pixels per CSS px, and it carries a
-text alternative (an <img> in an HTML widget: ipywidgets' Image cannot take one). In a notebook, train_surrogates() shows the explorer before it
-trains, so the bar moves; the stored output is the explorer once trained, its picture
-for viewers without a kernel and its facts as text.
+text alternative (an <img> in an HTML widget: ipywidgets' Image cannot take one). In a
+notebook, train_surrogates() shows the explorer before it trains, so the bar moves; the
+stored output is the explorer once trained, its picture for viewers without a kernel and
+its facts as text.
 """
 
 import base64
@@ -43,7 +44,8 @@ class TrainingExplorer(widgets.VBox):
         self.train_button = TrainButton("Train again")
         self.train_button.on_click(lambda _: self.train())
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="training")
-        self.picture = widgets.HTML(layout=widgets.Layout(width="100%"))
+        # No width: the box stretches it to fit, where 100% and its margin would overflow.
+        self.picture = widgets.HTML()
         self.facts = widgets.HTML()
         self.message = widgets.HTML()
         self._shown_in = None  # the cell that showed it while training

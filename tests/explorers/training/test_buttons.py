@@ -1,6 +1,7 @@
 """training/buttons: the toggle rows keep their picks in order; "Train again" runs its handlers.
 
-Their front ends (toggles.js, train_button.js) are tried in Chromium: tests/ui/test_surrogate_explorer_in_browser.py.
+Their front ends (toggles.js, train_button.js) are tried in Chromium:
+tests/ui/test_surrogate_explorer_in_browser.py.
 """
 
 from lessons_lib.explorers.training.buttons import ToggleRow, TrainButton
