@@ -47,9 +47,11 @@ INTERRUPT = (
     "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
     ".interrupt(); }"
 )
+# The focused control's name: its aria-label, its <label>, a button's text, or its tag.
 FOCUSED = """() => {
   const e = document.activeElement;
-  return e.getAttribute('aria-label') || (e.labels && e.labels[0]?.textContent) || e.tagName;
+  return e.getAttribute('aria-label') || (e.labels && e.labels[0]?.textContent)
+    || (e.tagName === 'BUTTON' ? e.textContent : e.tagName);
 }"""
 LOCAL = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:")
 
@@ -146,6 +148,18 @@ def fixtures(cells: list[str], name: str) -> tuple:
 
 def alt(page, index=0):
     return page.locator(".explorer-picture").nth(index).get_attribute("aria-label")
+
+
+def tab_to(page, name: str, most: int) -> list[str]:
+    """Press Tab, at most `most` times, until the focused control is named `name`; the names
+    it passed on the way (the test fails if it never gets there)."""
+    visited = []
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        visited.append(page.evaluate(FOCUSED))
+        if visited[-1] == name:
+            return visited
+    raise AssertionError(f"Tab never reached {name!r}: {visited}")
 
 
 def wait_for_words(page, *words, index=0, timeout=10_000):

@@ -63,3 +63,28 @@ function nameHandles(root) {
     handle.setAttribute("aria-label", ranged ? `${label}${end}` : label);
   }
 }
+
+// The keys a picker (<select>) acts on. JupyterLab in command mode would take them as the
+// notebook's shortcuts (ArrowDown selects the next cell, a typed letter may insert a cell or
+// restart the kernel) and cancel them, so a keyboard user could never pick. Escape, Tab and
+// Enter still reach JupyterLab: leave the cell, move on, run it.
+const PICKER_KEYS = new Set([
+  "ArrowUp",
+  "ArrowDown",
+  "ArrowLeft",
+  "ArrowRight",
+  "Home",
+  "End",
+  "PageUp",
+  "PageDown",
+]);
+
+/** Keep every picker's own keys in the explorer; returns a function that stops doing so. */
+function keepPickerKeys(root) {
+  const keep = (event) => {
+    if (event.target.tagName !== "SELECT" || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (PICKER_KEYS.has(event.key) || event.key.length === 1) event.stopPropagation();
+  };
+  root.addEventListener("keydown", keep);
+  return () => root.removeEventListener("keydown", keep);
+}

@@ -176,6 +176,7 @@ async function render({ model, el }) {
   watchDensity();
 
   let handles = null;
+  let freePickerKeys = null;
   function watchHandles() {
     const root = el.closest(".lessons-explorer");
     if (closed) return;
@@ -183,6 +184,7 @@ async function render({ model, el }) {
     handles = new MutationObserver(() => nameHandles(root));
     handles.observe(root, { childList: true, subtree: true });
     nameHandles(root);
+    freePickerKeys = keepPickerKeys(root);
   }
 
   model.on("change:meta", showCurves);
@@ -202,6 +204,7 @@ async function render({ model, el }) {
     point.off("change:value", drawPoint);
     for (const input of inputs) input.off(INPUT_CHANGES, showBusy);
     handles?.disconnect();
+    freePickerKeys?.();
   };
 }
 

@@ -32,9 +32,9 @@ COLUMNS = 3  # panels across; more shapes take a second row
 TITLE_PX, TEXT_PX = 22, 18
 
 
-def draw_runs(runs: list[Run], shapes: list[str], widths: list[float]) -> bytes:
-    """The loss curves as a PNG, WIDTH x HEIGHT CSS px at one device pixel per px."""
-    figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI)
+def draw_runs(runs: list[Run], shapes: list[str], widths: list[float], ratio: int = 1) -> bytes:
+    """The loss curves as a PNG, WIDTH x HEIGHT CSS px at `ratio` device pixels per px."""
+    figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI * ratio)
     canvas = FigureCanvasAgg(figure)
     across = min(COLUMNS, max(1, len(shapes)))
     down = math.ceil(max(1, len(shapes)) / across)

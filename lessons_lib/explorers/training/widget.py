@@ -2,10 +2,13 @@
 
 Layer: the kernel's widget (ipywidgets). Training runs in the kernel, the progress bar
 counting every step of every run; then the picture (drawing.py) and the facts (runs.py)
-replace the last ones. Toggle buttons pick the shapes and widths; "Train again" trains
-with the new choice. In a notebook, train_surrogates() shows the explorer before it
-trains, so the bar moves; the stored output is the explorer once trained, its picture
-for viewers without a kernel and its facts as text.
+replace the last ones. Toggle buttons (buttons.py) pick the shapes and widths; "Train
+again" trains with the new choice. The page's picture is drawn at twice the stored one's
+pixels, so it stays sharp on a screen of two device pixels per CSS px, and it carries a
+text alternative (an <img> in an HTML widget: ipywidgets' Image cannot take one). In a
+notebook, train_surrogates() shows the explorer before it trains, so the bar moves; the
+stored output is the explorer once trained, its picture for viewers without a kernel and
+its facts as text.
 """
 
 import base64
@@ -19,12 +22,14 @@ from IPython.display import display
 
 from lessons_lib.display import message_box
 from lessons_lib.explorers.drawing import WIDTH
+from lessons_lib.explorers.training.buttons import ToggleRow, TrainButton
 from lessons_lib.explorers.training.drawing import COLOURS, draw_runs
 from lessons_lib.explorers.training.runs import planned, train_all
 from lessons_lib.running import InputError
 from lessons_lib.surrogate_gradients import SHAPES
 
 WIDTH_CHOICES = (0.01, 0.1, 0.5, 2.0, 10.0)  # the width buttons, besides any width asked for
+PAGE_RATIO = 2  # device pixels per CSS px of the page's picture: sharp on most screens
 PROGRESS_EVERY = 5  # steps between progress bar updates: fewer messages to the page
 
 
@@ -32,23 +37,22 @@ class TrainingExplorer(widgets.VBox):
     """Shape and width buttons, a button to train again, a progress bar, the picture, the facts."""
 
     def __init__(self, shapes: Sequence[str], widths: Sequence[float], steps: int) -> None:
-        self.steps, self.runs = steps, []
-        self.shape_buttons = [_toggle(shape, shape in shapes) for shape in SHAPES]
-        choices = sorted({*WIDTH_CHOICES, *widths})
-        self.width_buttons = [_toggle(f"{w:g}", w in widths, w) for w in choices]
-        self.train_button = widgets.Button(description="Train again", button_style="primary")
+        self.steps, self.runs, self.png = steps, [], b""
+        self.shape_row = ToggleRow("shapes", SHAPES, shapes)
+        self._width_of = {_label(w): w for w in sorted({*WIDTH_CHOICES, *widths})}
+        self.width_row = ToggleRow("widths", self._width_of, [_label(w) for w in widths])
+        self.train_button = TrainButton("Train again")
         self.train_button.on_click(lambda _: self.train())
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="training")
-        self.picture = widgets.Image(
-            format="png", layout=widgets.Layout(width="100%", max_width=f"{WIDTH}px")
-        )
+        # No width: the box stretches it to fit, where 100% and its margin would overflow.
+        self.picture = widgets.HTML()
         self.facts = widgets.HTML()
         self.message = widgets.HTML()
         self._shown_in = None  # the cell that showed it while training
         super().__init__(
             [
-                _row("shapes", self.shape_buttons),
-                _row("widths", self.width_buttons),
+                self.shape_row,
+                self.width_row,
                 widgets.HBox([self.train_button, self.progress]),
                 self.message,
                 self.picture,
@@ -62,16 +66,22 @@ class TrainingExplorer(widgets.VBox):
     @property
     def shapes(self) -> list[str]:
         """The shapes picked, in SHAPES' order."""
-        return [b.description for b in self.shape_buttons if b.value]
+        return list(self.shape_row.value)
 
     @property
     def widths(self) -> list[float]:
         """The widths picked, narrowest first."""
-        return [b.tooltip_width for b in self.width_buttons if b.value]
+        return [self._width_of[label] for label in self.width_row.value]
 
     def train(self) -> None:
         """Train every run picked, the bar counting steps; then draw and list the results."""
-        shapes, widths = self.shapes, self.widths
+        self.train_button.busy = True  # also tells a page that pressed it that it is done
+        try:
+            self._train(self.shapes, self.widths)
+        finally:
+            self.train_button.busy = False
+
+    def _train(self, shapes: list[str], widths: list[float]) -> None:
         if not shapes or not widths or len(widths) > len(COLOURS):
             self.message.value = message_box(
                 "Nothing to train",
@@ -89,15 +99,26 @@ class TrainingExplorer(widgets.VBox):
             if done[0] % PROGRESS_EVERY == 0:
                 self.progress.value = done[0]
 
-        self.train_button.disabled = True
-        try:
-            self.runs = train_all(shapes, widths, self.steps, step)
-        finally:
-            self.train_button.disabled = False
+        self.runs = train_all(shapes, widths, self.steps, step)
         self.progress.value = self.progress.max
-        self.picture.value = draw_runs(self.runs, shapes, widths)
+        self.png = draw_runs(self.runs, shapes, widths)
+        page_png = draw_runs(self.runs, shapes, widths, PAGE_RATIO)
+        self.picture.value = self._picture(page_png, shapes, widths)
         items = "".join(f"<li>{html.escape(run.fact())}</li>" for run in self.runs)
         self.facts.value = f"<ul class='training-facts'>{items}</ul>"
+
+    def _picture(self, png: bytes, shapes: list[str], widths: list[float]) -> str:
+        """The page's <img>: as wide as the explorer, at most its WIDTH, and said in words."""
+        alt = (
+            f"Loss against training step, {self.steps} steps: one panel per shape "
+            f"({', '.join(shapes)}), a line per width ({', '.join(f'{w:g}' for w in widths)}) "
+            "and a dashed line for the true gradient. The list below says how each run ended."
+        )
+        source = base64.b64encode(png).decode("ascii")
+        return (
+            f'<img class="training-picture" src="data:image/png;base64,{source}" '
+            f'alt="{html.escape(alt)}" style="width: 100%; max-width: {WIDTH}px; height: auto">'
+        )
 
     @property
     def summary(self) -> str:
@@ -134,25 +155,17 @@ class TrainingExplorer(widgets.VBox):
         """The widget view, its facts as text and its picture for viewers without widgets."""
         bundle = super()._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = self.summary
-        if self.picture.value:
-            bundle["image/png"] = base64.b64encode(self.picture.value).decode("ascii")
+        if self.png:
+            bundle["image/png"] = base64.b64encode(self.png).decode("ascii")
         return bundle
 
     def __repr__(self) -> str:
         return "<training explorer>"
 
 
-def _toggle(label: str, on: bool, width: float | None = None) -> widgets.ToggleButton:
-    button = widgets.ToggleButton(value=on, description=label, layout=widgets.Layout(width="auto"))
-    button.tooltip_width = width  # the width a width button stands for
-    return button
-
-
-def _row(label: str, buttons: list[widgets.ToggleButton]) -> widgets.HBox:
-    heading = widgets.Label(label, layout=widgets.Layout(width="6em"))
-    return widgets.HBox(
-        [heading, *buttons], layout=widgets.Layout(flex_flow="row wrap", width="100%")
-    )
+def _label(width: float) -> str:
+    """A width button's label: short, yet one per width asked for."""
+    return f"{width:.12g}"
 
 
 def train_surrogates(

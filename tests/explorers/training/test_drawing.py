@@ -3,9 +3,11 @@
 import io
 
 import numpy as np
+import pytest
+from matplotlib.text import Text
 from PIL import Image
 
-from lessons_lib.explorers.drawing import HEIGHT, WIDTH
+from lessons_lib.explorers.drawing import HEIGHT, PIXELS_PER_POINT, WIDTH
 from lessons_lib.explorers.training import drawing
 from lessons_lib.explorers.training.runs import train_all
 
@@ -14,6 +16,27 @@ def test_the_picture_is_a_png_of_the_explorers_size():
     runs = train_all(["sigmoid"], [0.5], 5)
     png = drawing.draw_runs(runs, ["sigmoid"], [0.5])
     assert Image.open(io.BytesIO(png)).size == (WIDTH, HEIGHT)
+
+
+def test_at_ratio_two_it_has_twice_the_pixels_each_way():
+    runs = train_all(["sigmoid"], [0.5], 5)
+    png = drawing.draw_runs(runs, ["sigmoid"], [0.5], ratio=2)
+    assert Image.open(io.BytesIO(png)).size == (2 * WIDTH, 2 * HEIGHT)
+
+
+def test_its_smallest_text_is_text_px_of_the_full_size_picture(monkeypatch):
+    """What the projector test (tests/ui/test_explorers_fit.py) scales to the shown width."""
+    figures = []
+    real = drawing.FigureCanvasAgg
+    monkeypatch.setattr(drawing, "FigureCanvasAgg", lambda f: figures.append(f) or real(f))
+    runs = train_all(["triangle", "sigmoid"], [0.5, 2.0], 5)
+    drawing.draw_runs(runs, ["triangle", "sigmoid"], [0.5, 2.0])
+    sizes = [
+        text.get_fontsize() * PIXELS_PER_POINT
+        for text in figures[0].findobj(Text)
+        if text.get_visible() and text.get_text().strip()
+    ]
+    assert min(sizes) == pytest.approx(drawing.TEXT_PX)
 
 
 def test_each_shape_gets_a_panel_with_each_width_and_the_flat_true_gradient(monkeypatch):

@@ -43,22 +43,33 @@ def test_the_progress_bar_moves_while_it_trains(monkeypatch):
 
 def test_the_buttons_pick_what_train_again_trains():
     ex = small()
-    picture = ex.picture.value
-    for button in ex.shape_buttons:
-        button.value = button.description == "arctan"
-    next(b for b in ex.width_buttons if b.description == "2").value = True
+    png, picture = ex.png, ex.picture.value
+    ex.shape_row.value = ["arctan"]
+    ex.width_row.value = [*ex.width_row.value, "2"]
     ex.train_button.click()
     assert ex.shapes == ["arctan"] and ex.widths == [0.5, 2.0]
     assert [run.name for run in ex.runs][1:] == ["arctan, width 0.5", "arctan, width 2"]
-    assert ex.picture.value != picture
+    assert ex.png != png and ex.picture.value != picture
+    assert "one panel per shape (arctan), a line per width (0.5, 2)" in ex.picture.value
 
 
 def test_nothing_picked_says_so_and_keeps_the_last_picture():
     ex = small()
-    for button in ex.shape_buttons:
-        button.value = False
+    ex.shape_row.value = []
     ex.train()
     assert "Pick at least one shape" in ex.message.value and len(ex.runs) == 3
+
+
+def test_the_train_button_is_busy_while_it_trains_and_free_after_even_with_nothing_picked():
+    """The page ignores presses while busy: the kernel must always free it again."""
+    ex = TrainingExplorer(["triangle"], [0.5], 5)
+    seen = []
+    ex.train_button.observe(lambda change: seen.append(change["new"]), "busy")
+    ex.train_button.click()
+    ex.shape_row.value = []
+    ex.train_button.click()
+    assert seen == [True, False, True, False]
+    assert "Pick at least one shape" in ex.message.value
 
 
 def test_the_stored_output_is_the_picture_and_stable_facts():
@@ -76,7 +87,7 @@ FACTS = (
     "import hashlib\n"
     "ex = train_surrogates()\n"
     "print(ex.summary)\n"
-    "print(hashlib.sha256(ex.picture.value).hexdigest())\n"
+    "print(hashlib.sha256(ex.png).hexdigest())\n"
 )
 
 
