@@ -2,9 +2,9 @@
 
 Helm merges a values file onto the chart's defaults and validates the result against the
 chart's values schema (JSON Schema draft-07). These tests do the same with the chart's own
-two files, exact copies of chart 4.4.0's jupyterhub/values.schema.yaml and values.yaml
-kept in a folder laid beside this checkout (shared/z2jh-4.4.0/, also beside CI's
-clone; SOURCE.md there names the tag and commit). They also hold
+two files, chart 4.4.0's jupyterhub/values.schema.yaml and values.yaml, read from the
+folder ../shared/z2jh-4.4.0/ beside this checkout or from the folder Z2JH_CHART_DIR names
+(hub/z2jh/README.md says how to get them). They also hold
 the memory sizes to the measurement and margin that hub/z2jh/values.yaml states once.
 """
 
@@ -42,11 +42,13 @@ def load(path: Path):
 
 @pytest.fixture(scope="module")
 def chart() -> dict:
-    """The chart's schema and default values; skipped where shared/ does not hold them."""
+    """The chart's schema and default values; skipped where neither folder holds them."""
     if not (CHART / "values.schema.yaml").is_file():
         pytest.skip(
             f"the chart {CHART_VERSION} schema is not at {CHART}: copy it there "
-            "(hub/z2jh/README.md), or set Z2JH_CHART_DIR"
+            f"(hub/z2jh/README.md: helm pull jupyterhub/jupyterhub --version {CHART_VERSION} "
+            "--untar), "
+            "or set Z2JH_CHART_DIR to the folder that holds it"
         )
     return {"schema": load(CHART / "values.schema.yaml"), "defaults": load(CHART / "values.yaml")}
 
