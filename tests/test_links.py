@@ -229,6 +229,18 @@ def test_the_hub_link_pulls_the_course_into_its_folder_and_opens_the_course_map(
     )
 
 
+def test_the_kubernetes_hub_link_pulls_the_course_from_the_hubs_image(clone):
+    """hub/z2jh's image holds the course it was built from: its link names no GitHub branch."""
+    git(clone, "remote", "add", "origin", "git@github.com:ada/backward-course.git")
+    track(clone, "feature/x")
+    link = line_starting(report(clone, hub=HUB + "/")[0], "Kubernetes class hub link ")
+    assert link.endswith(
+        f": {HUB}/hub/user-redirect/git-pull?repo=file%3A///srv/lessons&branch=course"
+        "&urlpath=lab/tree/lessons/notebooks/00-start-here.ipynb"
+    )
+    assert "Kubernetes" not in report(clone)[0]
+
+
 def test_without_a_hub_one_line_says_how_to_get_its_link(clone):
     git(clone, "remote", "add", "origin", "git@github.com:ada/backward-course.git")
     hint = line_starting(report(clone)[0], "Class hub link: ")

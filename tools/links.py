@@ -21,6 +21,10 @@ BADGE = "https://mybinder.org/badge_logo.svg"
 COLAB = "https://colab.research.google.com/github"
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 GUESSED_BRANCH = "main"
+# The class on Kubernetes (hub/z2jh) pulls the course from its image's own git copy, where
+# branch course is the commit the image was built from: notebooks match its lessons_lib.
+IMAGE_COURSE = "file:///srv/lessons"
+IMAGE_BRANCH = "course"
 NEEDS = (
     "Binder, Colab and nbgitpuller read a public GitHub repository: push this clone to GitHub "
     "and name it origin (git remote add origin https://github.com/OWNER/REPO.git, or "
@@ -82,6 +86,13 @@ def hub_url(hub: str, owner: str, repo: str, branch: str | None) -> str:
         query["branch"] = branch
     query["urlpath"] = f"lab/tree/{repo}/{COURSE_MAP}"
     return f"{hub.rstrip('/')}/hub/user-redirect/{nbgitpuller_path(query)}"
+
+
+def image_course_path() -> str:
+    """The nbgitpuller path that pulls the course from a hub/z2jh image's own copy."""
+    folder = IMAGE_COURSE.rsplit("/", 1)[-1]  # nbgitpuller pulls into the address's last part
+    query = {"repo": IMAGE_COURSE, "branch": IMAGE_BRANCH}
+    return nbgitpuller_path({**query, "urlpath": f"lab/tree/{folder}/{COURSE_MAP}"})
 
 
 def is_web_address(url: str) -> bool:
@@ -151,6 +162,10 @@ def report(cwd: Path = ROOT, hub: str | None = None) -> tuple[str, int]:
     lines.append(f"README badges: {badge(binder)} {colab_badge(course_map)}")
     if hub:
         lines.append(f"Class hub link: {hub_url(hub, owner, repo, known)}")
+        lines.append(
+            "Kubernetes class hub link (hub/z2jh: the course from the hub's image): "
+            f"{hub.rstrip('/')}/hub/user-redirect/{image_course_path()}"
+        )
     else:
         lines.append(
             "Class hub link: run make links HUB=https://your-hub for the link that pulls the "
