@@ -11,8 +11,9 @@ left running (tests/ui/course_walk.py). After the researcher walk, measured last
 other notebook is opened and run as well. Figures in MiB, each the peak so far of the
 tree below `make lab` (tools/lab_memory.py): held (each page once, what a container such
 as Binder's counts; root only), PSS and RSS summed, and the kernels left; each row's goal
-beside it: a walk within 1 GiB (issue 13; a lesson-3 notebook and its exercise open
-included), every notebook open within 2 GiB. --quick measures the course map alone (as
+beside it, judged on the course's settings (stock JupyterLab is for comparison): a walk
+within 1 GiB (issue 13; a lesson-3 notebook and its exercise open included), every
+notebook open within 2 GiB. --quick measures the course map alone (as
 the test that this script runs does).
 """
 
@@ -107,12 +108,12 @@ def figures(row: Row) -> str:
 
 
 def verdict(rows: tuple[Row, ...]) -> str:
-    """The row's goal, and whether every server met it (held, else PSS)."""
-    goal = rows[0].goal_mib
+    """The row's goal, and whether the course's settings (the last server) met it (held where
+    known, else PSS): stock JupyterLab is there to compare with."""
+    goal = rows[-1].goal_mib
     if goal is None:
         return ""
-    met = all(row.peak.total >> 20 <= goal for row in rows)
-    return f" | {goal:>5} {'met' if met else 'MISSED':>6}"
+    return f" | {goal:>5} {'met' if rows[-1].peak.total >> 20 <= goal else 'MISSED':>6}"
 
 
 def main(argv: list[str]) -> int:
@@ -126,13 +127,13 @@ def main(argv: list[str]) -> int:
     print(
         f"{'step':34}"
         + f" | {'held':>6} {'PSS':>6} {'RSS':>6} {'kernels':>7}" * len(names)
-        + f" | {'<=':>5} {'both':>6}"
+        + f" | {'<=':>5} {'course':>6}"
     )
     for rows in zip(*results.values(), strict=True):
         print(f"{rows[0].step:34}" + "".join(f" | {figures(row)}" for row in rows) + verdict(rows))
     print(
         f"goals: a walk (map, track, its exercise) within {WALK_GOAL_MIB} MiB; every notebook "
-        f"open within {EVERY_GOAL_MIB} MiB (held where known, else PSS)"
+        f"open within {EVERY_GOAL_MIB} MiB, judged on the course settings (held where known, else PSS)"
     )
     return 0
 
