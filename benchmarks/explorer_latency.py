@@ -103,7 +103,6 @@ def training_series(page: object, runs: int) -> list[float]:
     picture = explorer.locator("img.widget-image")
     width = explorer.get_by_role("button", name=ADDED_WIDTH, exact=True)
     train = explorer.get_by_role("button", name="Train again")
-    facts = explorer.locator(".training-facts")
     times = []
     for i in range(runs + 1):
         for timed in (True, False):  # the width toggled on and timed; off again, untimed
@@ -114,10 +113,12 @@ def training_series(page: object, runs: int) -> list[float]:
                 raise RuntimeError(f"no new picture within {TRAINING_TIMEOUT_MS} ms of the click")
             if timed and i:  # the first training warms up the page and the kernel
                 times.append(elapsed)
-            # The facts, listed after the picture, show whether the added width was trained.
+            # The facts, listed after the picture, show whether the added width was trained
+            # (each new list replaces the last: looked up anew each time).
             page.wait_for_function(
-                "([facts, words, on]) => facts.innerText.includes(words) === on",
-                arg=[facts.element_handle(), f", width {ADDED_WIDTH}:", timed],
+                "([root, words, on]) => (root.querySelector('.training-facts')?.innerText ?? '')"
+                ".includes(words) === on",
+                arg=[explorer.element_handle(), f", width {ADDED_WIDTH}:", timed],
             )
             page.wait_for_function("(button) => !button.disabled", arg=train.element_handle())
             page.wait_for_timeout(300)  # the progress bar's last updates
