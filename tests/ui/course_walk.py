@@ -1,8 +1,9 @@
 """A learner's walk through the course in JupyterLab, as JupyterLab leaves it by default.
 
 Open the course map, run it, follow its link to a track, run that, follow the track's link
-to the exercise, run that: nothing closed, no kernel shut down by hand. Shared by the
-memory test (tests/ui/test_memory_in_browser.py) and benchmarks/lab_memory.py.
+to the exercise, run that: nothing closed, no kernel shut down by hand. The walks: each of
+lesson 1's tracks with its exercise, and lesson 3's beginner track with its exercise.
+Shared by the memory test (tests/ui/test_memory_in_browser.py) and benchmarks/lab_memory.py.
 """
 
 import os
@@ -23,6 +24,15 @@ TRACKS = {
     "beginner": "01-custom-function/1-beginner.ipynb",
     "developer": "01-custom-function/2-developer.ipynb",
     "researcher": "01-custom-function/3-researcher.ipynb",
+}
+# Each walk by its name: the notebooks in order, each linked from the one before.
+WALKS = {
+    **{track: [COURSE_MAP, path, EXERCISE] for track, path in TRACKS.items()},
+    "lesson 3": [
+        COURSE_MAP,
+        "03-surrogate-gradients/1-beginner.ipynb",
+        "exercises/choose-your-surrogate.ipynb",
+    ],
 }
 # What JupyterHub tells a server on mybinder.org: its memory limit, 2 GiB, in bytes.
 BINDER_MEM_LIMIT = str(2 << 30)
@@ -49,9 +59,9 @@ RUN_ALL = """async () => {
 OPEN = "async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }"
 
 
-def walk(track: str) -> list[str]:
-    """The course map, then the track, then the exercise: each linked from the one before."""
-    return [COURSE_MAP, TRACKS[track], EXERCISE]
+def walk(name: str) -> list[str]:
+    """The course map, then the track, then its exercise: each linked from the one before."""
+    return WALKS[name]
 
 
 def every_notebook() -> list[str]:

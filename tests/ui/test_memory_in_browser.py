@@ -8,14 +8,23 @@ takes it, through the researcher track (the heaviest kernel), with every kernel 
 running; then every other notebook opened and run; then a notebook whose kernel the
 server stopped is run again. The walk is the one the notebooks test looks at
 (walked.py, the `walked` fixture of conftest.py): every notebook is run once for both.
+benchmarks/lab_memory.py measures every walk (course_walk.WALKS); each link a walk clicks
+is checked here to be in the notebook's text.
 """
 
+import itertools
+import posixpath
+import re
 import subprocess
 import sys
 
+import nbformat
+import pytest
+
 from tests.lab_server import ROOT
+from tests.ui.course_walk import WALKS
 from tools.lab_memory import Usage
-from tools.notebooks import notebook_paths
+from tools.notebooks import NOTEBOOKS, notebook_paths
 
 GIB = 1 << 30
 
@@ -48,6 +57,22 @@ def test_a_notebook_whose_kernel_was_stopped_runs_again_as_before(walked):
     setup, *cells = walked["map"]
     assert setup == [] and cells != [] and all(cells), "the course map printed nothing"
     assert walked["rerun"] == walked["map"]
+
+
+def linked_from(path: str) -> set[str]:
+    """The notebooks a notebook's text links to, as paths below notebooks/."""
+    nb = nbformat.read(NOTEBOOKS / path, as_version=4)
+    text = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    targets = re.findall(r"\]\(([^)\s#]+\.ipynb)\)", text)
+    return {posixpath.normpath(posixpath.join(posixpath.dirname(path), t)) for t in targets}
+
+
+@pytest.mark.parametrize("name", WALKS)
+def test_each_walk_follows_a_link_of_the_notebook_before(name):
+    """The walks click links (course_walk.follow_link): each must be in the notebook's text."""
+    route = WALKS[name]
+    for here, there in itertools.pairwise(route):
+        assert there in linked_from(here), f"{here} links to no {there}"
 
 
 def test_the_memory_benchmark_runs_and_prints_both_servers_side_by_side(browser):

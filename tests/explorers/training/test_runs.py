@@ -1,8 +1,13 @@
-"""training/runs: the runs planned, trained, and their facts in stable words."""
+"""training/runs: the runs planned, trained, and their facts in stable words; and
+benchmarks/training.py, which times them on one core, runs and prints every row."""
+
+import subprocess
+import sys
 
 import pytest
 
 from lessons_lib.explorers.training.runs import GOAL, TRUE, Run, planned, train_all
+from lessons_lib.surrogate_gradients import SHAPES
 from lessons_lib.threshold_training import Training
 
 
@@ -44,3 +49,21 @@ def test_the_true_gradient_never_learns_and_a_moderate_width_does():
 def test_a_fact_is_learned_or_not_the_step_it_fitted_and_a_whole_percent(losses, accuracy, says):
     run = Run("sigmoid", 2.0, Training(losses, accuracy, (0.0, 0.0), 0.0))
     assert run.fact() == f"sigmoid, width 2: {says}"
+
+
+def test_the_training_benchmark_runs_and_prints_every_row_and_goal():
+    """A few steps, one call per row: it runs, and its numbers are not judged."""
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.training", "--repeat", "1", "--steps", "3"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout
+    names = ["true gradient (TrueStep)"] + [
+        f"{shape}, width {width}" for shape in SHAPES for width in ("0.01", "0.5", "2", "10")
+    ]
+    names += ["default set: train_all, 10 runs", "default set: 10 runs trained and drawn"]
+    for name in names:
+        assert f"\n{name:44}" in out, name
+    assert out.count("goal: ") == 2 and "one core" in out, out
