@@ -30,14 +30,14 @@ from lessons_lib.surrogate_gradients import SHAPES
 
 WIDTH_CHOICES = (0.01, 0.1, 0.5, 2.0, 10.0)  # the width buttons, besides any width asked for
 PAGE_RATIO = 2  # device pixels per CSS px of the page's picture: sharp on most screens
-PROGRESS_EVERY = 5  # steps between progress bar updates: fewer messages to the page
+PROGRESS_UPDATES = 50  # bar updates per training: each is a message to the page
 
 
 class TrainingExplorer(widgets.VBox):
     """Shape and width buttons, a button to train again, a progress bar, the picture, the facts."""
 
     def __init__(self, shapes: Sequence[str], widths: Sequence[float], steps: int) -> None:
-        self.steps, self.runs, self.png = steps, [], b""
+        self.steps, self.runs, self._png, self._drawn = steps, [], None, None
         self.shape_row = ToggleRow("shapes", SHAPES, shapes)
         self._width_of = {_label(w): w for w in sorted({*WIDTH_CHOICES, *widths})}
         self.width_row = ToggleRow("widths", self._width_of, [_label(w) for w in widths])
@@ -92,16 +92,16 @@ class TrainingExplorer(widgets.VBox):
         self.message.value = ""
         self.progress.max = len(planned(shapes, widths)) * self.steps
         self.progress.value = 0
-        done = [0]
+        done, every = [0], max(1, self.progress.max // PROGRESS_UPDATES)
 
         def step() -> None:
             done[0] += 1
-            if done[0] % PROGRESS_EVERY == 0:
+            if done[0] % every == 0:
                 self.progress.value = done[0]
 
         self.runs = train_all(shapes, widths, self.steps, step)
         self.progress.value = self.progress.max
-        self.png = draw_runs(self.runs, shapes, widths)
+        self._png, self._drawn = None, (shapes, widths)  # the stored picture, drawn when asked
         page_png = draw_runs(self.runs, shapes, widths, PAGE_RATIO)
         self.picture.value = self._picture(page_png, shapes, widths)
         items = "".join(f"<li>{html.escape(run.fact())}</li>" for run in self.runs)
@@ -151,11 +151,21 @@ class TrainingExplorer(widgets.VBox):
             return
         display(self._repr_mimebundle_(), raw=True)
 
+    @property
+    def png(self) -> bytes:
+        """The picture at one pixel per px, for the stored notebook (b"" before training).
+
+        Drawn on first use: the page shows the sharper one, so Train again draws only that.
+        """
+        if self._png is None:
+            self._png = b"" if self._drawn is None else draw_runs(self.runs, *self._drawn)
+        return self._png
+
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
         """The widget view, its facts as text and its picture for viewers without widgets."""
         bundle = super()._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = self.summary
-        if self.png:
+        if self._drawn is not None:
             bundle["image/png"] = base64.b64encode(self.png).decode("ascii")
         return bundle
 

@@ -10,7 +10,7 @@ import pytest
 import lessons_lib
 from lessons_lib import train_surrogates
 from lessons_lib.explorers.training import widget
-from lessons_lib.explorers.training.widget import TrainingExplorer
+from lessons_lib.explorers.training.widget import PROGRESS_UPDATES, TrainingExplorer
 from lessons_lib.running import InputError, LessonError
 
 
@@ -38,7 +38,17 @@ def test_the_progress_bar_moves_while_it_trains(monkeypatch):
     seen = []
     ex.progress.observe(lambda change: seen.append(change["new"]), "value")
     ex.train()
-    assert seen[0] == 5 and len(seen) > 3 and seen == sorted(seen) and seen[-1] == 40
+    # 40 steps, at most PROGRESS_UPDATES updates on the way (each a message to the page)
+    assert seen[0] == 1 and 3 < len(seen) <= PROGRESS_UPDATES + 1
+    assert seen == sorted(seen) and seen[-1] == 40
+
+
+def test_a_long_training_sends_about_fifty_bar_updates():
+    ex = TrainingExplorer(["triangle", "sigmoid"], [0.5, 2.0], 200)
+    seen = []
+    ex.progress.observe(lambda change: seen.append(change["new"]), "value")
+    ex.train()
+    assert len(seen) == PROGRESS_UPDATES and seen[-1] == 5 * 200  # the true gradient's run too
 
 
 def test_the_buttons_pick_what_train_again_trains():
