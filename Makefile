@@ -32,7 +32,8 @@ xdist = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist $(1))
 TIMES := build/test-times
 # The quick loop leaves out the browser tests, Binder's build, the installed wheel's run and
 # the class on the hub (a minute or more each).
-QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py -m "not binder and not installed"
+QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py \
+	--ignore=tests/hub/test_progress_on_the_hub.py -m "not binder and not installed"
 
 .PHONY: lab test check notebooks slides links binder-link site
 
@@ -126,6 +127,14 @@ CHP := hub/node_modules/.package-lock.json
 .PHONY: class
 class: $(CHP)
 	$(PYTHON) -m tools.class_hub --port $(PORT) $(if $(DEMO),--demo) $(CLASS_ARGS)
+
+# Each learner's latest verdict on each of the course's self-checks (tools/class_progress.py),
+# as root like `make class`: the same table as the teacher's page on the hub,
+# /services/progress/. PROGRESS_ARGS for the rest (`python -m tools.class_progress --help`).
+PROGRESS_ARGS ?=
+.PHONY: class-progress
+class-progress:
+	$(PYTHON) -m tools.class_progress $(if $(DEMO),--demo) $(PROGRESS_ARGS)
 
 # configurable-http-proxy, JupyterHub's proxy, pinned in hub/package-lock.json.
 $(CHP): hub/package.json hub/package-lock.json
