@@ -33,7 +33,7 @@ TIMES := build/test-times
 # The quick loop leaves out the browser tests, Binder's build, the installed wheel's run and
 # the class on the hub (a minute or more each).
 QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py \
-	--ignore=tests/hub/test_progress_on_the_hub.py -m "not binder and not installed"
+	--ignore=tests/hub/test_progress_on_the_hub.py --ignore=tests/test_nbgrader.py -m "not binder and not installed"
 
 .PHONY: lab test check notebooks slides links binder-link site
 
@@ -114,6 +114,15 @@ $(SLIDES_NPM): slides/package.json slides/package-lock.json
 	@command -v npm >/dev/null || { echo "The slide decks need Node.js and npm: apt-get install nodejs npm"; exit 1; }
 	cd slides && $(if $(shell command -v flock),flock .npm.lock) sh -c '[ node_modules/$(@F) -nt package.json ] \
 	  && [ node_modules/$(@F) -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error'
+
+# Each exercise as an nbgrader assignment in build/nbgrader/ (tools/nbgrader_export.py):
+# the source versions with the course's answers, the students' versions without them, the
+# course's self-checks as the autograder tests. nbgrader (requirements-nbgrader.txt) is
+# installed into its own environment over .venv/, build/nbgrader-env/, so `make lab`'s
+# JupyterLab stays the learner's. The teacher's guide says how to grade with it.
+.PHONY: nbgrader
+nbgrader: $(READY)
+	$(BIN)/python -m tools.nbgrader_export
 
 # A class on JupyterHub on this machine, as root (hub/, tools/class_hub.py): each learner
 # signs in and gets their own JupyterLab, as their own Unix user, at the course. Prints the
