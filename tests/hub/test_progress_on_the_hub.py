@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.hub.test_class import NEEDS
+from tools.class_progress import COURSE_CHECKS
 
 MISSING = [why for ok, why in NEEDS if not ok and "chromium" not in why]  # no browser here
 
@@ -40,7 +41,9 @@ def test_the_page_and_the_command_show_exactly_the_three_learners(outcome):
     expected = {names["passes"]: "4/4", names["fails"]: "2/4", names["never"]: "-"}
     assert outcome.cube(outcome.page) == expected
     assert outcome.cube(outcome.command_rows) == expected
-    assert [row[0] for row in outcome.command_rows[1:-1]] == sorted(names.values())
+    for rows in (outcome.page, outcome.command_rows):  # a header, the three, the summary
+        assert [row[0] for row in rows[1:-1]] == sorted(names.values())
+        assert rows[-1][1 + COURSE_CHECKS.index("check_cube")] == "1 of 3 passed"
 
 
 def test_only_the_teacher_sees_the_page(outcome):
