@@ -198,7 +198,7 @@ def report(outcome: Outcome) -> str:
     lines = [f"{'step':<62} {'s':>6}"]
     lines += [f"{step:<62} {s:>6.1f}" for step, s in outcome.seconds.items()]
     lines.append("")
-    lines.append("learner     check_cube printed   page                 command")
+    lines.append(f"{'learner':<11} {'check_cube printed':<18} {'page':<20} command")
     page, command = outcome.cube(outcome.page), outcome.cube(outcome.command_rows)
     for role, name in outcome.learners.items():
         said = outcome.printed.get(role, "-")
