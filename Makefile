@@ -138,11 +138,10 @@ class: $(CHP)
 
 # Each learner's latest verdict on each of the course's self-checks (tools/class_progress.py),
 # as root like `make class`: the same table as the teacher's page on the hub,
-# /services/progress/. PROGRESS_ARGS for the rest (`python -m tools.class_progress --help`).
-PROGRESS_ARGS ?=
+# /services/progress/. CLASS_PREFIX=... for another class's folder.
 .PHONY: class-progress
 class-progress:
-	$(PYTHON) -m tools.class_progress $(if $(DEMO),--demo) $(PROGRESS_ARGS)
+	$(PYTHON) -m tools.class_progress $(if $(DEMO),--demo) $(if $(CLASS_PREFIX),--prefix $(CLASS_PREFIX))
 
 # configurable-http-proxy, JupyterHub's proxy, pinned in hub/package-lock.json.
 $(CHP): hub/package.json hub/package-lock.json

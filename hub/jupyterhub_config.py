@@ -23,10 +23,10 @@
 #   'server' role); kernels and terminals do not even get it (tools/class_env.py).
 # CLASS_DEMO=1 (not root): every learner runs as you, in /tmp/<name>: a demo, never a class.
 import os
-import socket
 import sys
 
 from jupyterhub.auth import PAMAuthenticator
+from jupyterhub.utils import random_port
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from class_auth import ClassAuthenticator  # beside this file; hub/ is not a package
@@ -133,13 +133,10 @@ c.JupyterHub.load_roles = [
 # ~/.lessons/progress.jsonl), on 127.0.0.1. Only admins may open it: the hub gives its OAuth
 # token only to holders of access:services!service=progress (the admin role's, not a
 # learner's). oauth_no_confirm: the teacher is not asked to authorize the course's own page.
-with socket.socket() as probe:  # a free loopback port for it
-    probe.bind(("127.0.0.1", 0))
-    PROGRESS_PORT = probe.getsockname()[1]
 c.JupyterHub.services.append(
     {
         "name": "progress",
-        "url": f"http://127.0.0.1:{PROGRESS_PORT}",
+        "url": f"http://127.0.0.1:{random_port()}",  # a free port, as the hub picks its own
         "command": [os.path.join(ENV, "bin", "python"), os.path.join(HERE, "progress_service.py")],
         "environment": {"CLASS_STATE": STATE, "CLASS_DEMO": "1" if DEMO else "0"},
         "oauth_no_confirm": True,

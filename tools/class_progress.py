@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     if not database.is_file():
         sys.exit(
             f"no class hub's database at {database}: start a class with `make class`, "
-            "or name its folder with --prefix (or --state)."
+            "or name its folder: make class-progress CLASS_PREFIX=... (or --prefix, --state)."
         )
     print(as_text(learners(database, args.demo)))
 
