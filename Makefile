@@ -30,9 +30,9 @@ PIP_INSTALL := -m pip install --quiet --disable-pip-version-check --no-compile
 WORKERS ?= 2
 xdist = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist $(1))
 TIMES := build/test-times
-# The quick loop leaves out the browser tests, Binder's build, the installed wheel's run and
-# the class on the hub (a minute or more each).
-QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py -m "not binder and not installed"
+# The quick loop leaves out the browser tests, Binder's build, the installed wheel's run,
+# the class on the hub and nbgrader's grading (a minute or more each).
+QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py --ignore=tests/hub/test_progress_on_the_hub.py --ignore=tests/test_nbgrader.py -m "not binder and not installed"
 
 .PHONY: lab test check notebooks slides links binder-link site
 
@@ -114,6 +114,15 @@ $(SLIDES_NPM): slides/package.json slides/package-lock.json
 	cd slides && $(if $(shell command -v flock),flock .npm.lock) sh -c '[ node_modules/$(@F) -nt package.json ] \
 	  && [ node_modules/$(@F) -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error'
 
+# Each exercise as an nbgrader assignment in build/nbgrader/ (tools/nbgrader_export.py):
+# the source versions with the course's answers, the students' versions without them, the
+# course's self-checks as the autograder tests. nbgrader (requirements-nbgrader.txt) is
+# installed into its own environment over .venv/, build/nbgrader-env/, so `make lab`'s
+# JupyterLab stays the learner's. The teacher's guide says how to grade with it.
+.PHONY: nbgrader
+nbgrader: $(READY)
+	$(BIN)/python -m tools.nbgrader_export
+
 # A class on JupyterHub on this machine, as root (hub/, tools/class_hub.py): each learner
 # signs in and gets their own JupyterLab, as their own Unix user, at the course. Prints the
 # teacher's and the learners' links. `make class PORT=8010`, `make class DEMO=1` without
@@ -126,6 +135,13 @@ CHP := hub/node_modules/.package-lock.json
 .PHONY: class
 class: $(CHP)
 	$(PYTHON) -m tools.class_hub --port $(PORT) $(if $(DEMO),--demo) $(CLASS_ARGS)
+
+# Each learner's latest verdict on each of the course's self-checks (tools/class_progress.py),
+# as root like `make class`: the same table as the teacher's page on the hub,
+# /services/progress/. CLASS_PREFIX=... for another class's folder.
+.PHONY: class-progress
+class-progress:
+	$(PYTHON) -m tools.class_progress $(if $(DEMO),--demo) $(if $(CLASS_PREFIX),--prefix $(CLASS_PREFIX))
 
 # configurable-http-proxy, JupyterHub's proxy, pinned in hub/package-lock.json.
 $(CHP): hub/package.json hub/package-lock.json

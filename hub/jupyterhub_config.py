@@ -26,6 +26,7 @@ import os
 import sys
 
 from jupyterhub.auth import PAMAuthenticator
+from jupyterhub.utils import random_port
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from class_auth import ClassAuthenticator  # beside this file; hub/ is not a package
@@ -126,6 +127,21 @@ c.JupyterHub.load_roles = [
         "services": ["idle-culler"],
     }
 ]
+
+# The teacher's progress page, /services/progress/ (hub/progress_service.py): learners x
+# the course's self-checks, each one's latest verdict. As root (it reads each learner's
+# ~/.lessons/progress.jsonl), on 127.0.0.1. Only admins may open it: the hub gives its OAuth
+# token only to holders of access:services!service=progress (the admin role's, not a
+# learner's). oauth_no_confirm: the teacher is not asked to authorize the course's own page.
+c.JupyterHub.services.append(
+    {
+        "name": "progress",
+        "url": f"http://127.0.0.1:{random_port()}",  # a free port, as the hub picks its own
+        "command": [os.path.join(ENV, "bin", "python"), os.path.join(HERE, "progress_service.py")],
+        "environment": {"CLASS_STATE": STATE, "CLASS_DEMO": "1" if DEMO else "0"},
+        "oauth_no_confirm": True,
+    }
+)
 c.JupyterHub.last_activity_interval = int(setting("CLASS_ACTIVITY_INTERVAL", "60"))
 if sys.platform != "linux":
     raise SystemExit("make class runs learners as Unix users: Linux only")

@@ -14,6 +14,8 @@ WALK_AND_SITE = tuple(
 )
 # Both judge one build of Binder's environment (tests/learner_env.py).
 BINDERS_ENVIRONMENT = ("tests/test_binder_env.py", "tests/test_installed_course.py")
+# Both start `make class`'s hub on one class folder, whose environment either may rebuild.
+CLASS_ON_THE_HUB = ("tests/hub/test_class.py", "tests/hub/test_progress_on_the_hub.py")
 # The longest work units start first, so that no worker is left alone with one at the end.
 LONGEST_FIRST = ("the walk and the site", "tests/ui", "Binder's environment", "tests/hub")
 
@@ -21,6 +23,9 @@ LONGEST_FIRST = ("the walk and the site", "tests/ui", "Binder's environment", "t
 # start (kernels, labs, nbval) writes what it imports once, for the next, even where this
 # shell says not to.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+# The self-checks the tests run (and the kernels they start) record no verdict in this
+# machine's home (lessons_lib/progress.py); tests/test_progress.py turns it on where it looks.
+os.environ["LESSONS_PROGRESS"] = "off"
 
 # The first call into torch is slow; a per-example deadline would only add flakiness.
 settings.register_profile("course", deadline=None, max_examples=60)
@@ -35,7 +40,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     fixture (a lab) is built once. The browser tests go to the two workers in two halves,
     each half's files sharing one Chromium (a package-scoped fixture: tests/ui/conftest.py);
     the walk's half also shares one lab and build/ui/. The two modules that judge Binder's
-    environment share one worker and one build. (--dist loadgroup cannot do this:
+    environment share one worker and one build; so do the two that start the class's hub.
+    (--dist loadgroup cannot do this:
     pytest-xdist 3.8 sets a group by renaming each test, which pytest 9 no longer lets it do.)
     """
     if config.getvalue("dist") != "loadfile":
@@ -50,6 +56,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
                 return "tests/ui"
             if nodeid.startswith(BINDERS_ENVIRONMENT):
                 return "Binder's environment"
+            if nodeid.startswith(CLASS_ON_THE_HUB):
+                return "tests/hub: the class"
             return super()._split_scope(nodeid)
 
         def _assign_work_unit(self, node) -> None:

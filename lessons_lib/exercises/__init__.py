@@ -15,9 +15,12 @@ import hypothesis.
 - surrogate_tests.py        "Choose your surrogate", Part 2, check_my_surrogate_tests, run on the
                             wrong spikes of surrogate_mistakes.py; its answer reference_surrogate_tests
 Each exercise's words (case names, fixes, hints) live in a words module beside its logic.
+Every check_* handed out from here records its verdict in the learner's home
+(lessons_lib/progress.py): one place, so a new check records too.
 """
 
 from lessons_lib.lazy import lazy_names
+from lessons_lib.progress import recorded
 
 _HOME = {
     "check_cube": "lessons_lib.exercises.backward_pass.cube",
@@ -38,6 +41,10 @@ _HOME = {
 }
 
 
-__getattr__, __dir__ = lazy_names(__name__, _HOME)
+def _recorded_if_check(name: str, value: object) -> object:
+    return recorded(value) if name.startswith("check_") and callable(value) else value
+
+
+__getattr__, __dir__ = lazy_names(__name__, _HOME, wrap=_recorded_if_check)
 
 __all__ = sorted(_HOME)

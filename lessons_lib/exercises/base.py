@@ -123,6 +123,16 @@ class ExerciseCheck:
         return not self.refused and all(c.passed for c in self.cases)
 
     @property
+    def checks_passed(self) -> int:
+        """How many checks ran and passed (0 for a refusal): nbgrader's points, the progress line."""
+        return 0 if self.refused else sum(c.passed for c in self.cases)
+
+    @property
+    def checks_total(self) -> int:
+        """How many checks the verdict holds, run or not (0 for a refusal)."""
+        return 0 if self.refused else len(self.cases)
+
+    @property
     def first_failure(self) -> Case | None:
         """The first check that ran and failed, or None."""
         return next((c for c in self.cases if c.checked and not c.passed), None)
@@ -130,12 +140,12 @@ class ExerciseCheck:
     def _headline(self) -> str:
         if self.refused:
             return self.refused
-        passed = sum(c.passed for c in self.cases)
+        passed = self.checks_passed
         if self.ok:
             return f"{self.name}: all {passed} checks passed. Well done!"
         waiting = sum(not c.checked for c in self.cases)
         later = f", {waiting} not checked yet" if waiting else ""
-        return f"{self.name}: {passed} of {len(self.cases)} checks passed{later}"
+        return f"{self.name}: {passed} of {self.checks_total} checks passed{later}"
 
     def _shown_hints(self) -> list[tuple[str, Hint]]:
         total = len(self.hints)
