@@ -10,6 +10,7 @@ use to prove the stored notebooks carry no volatile noise.
 import copy
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -68,7 +69,11 @@ def with_first_cell(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def course_kernel() -> KernelManager:
-    """A kernel of this very Python, whatever kernelspecs the machine has installed."""
+    """A kernel of this very Python, whatever kernelspecs the machine has installed.
+
+    Its self-checks record no progress: re-running the course is not a learner's work.
+    """
+    os.environ["LESSONS_PROGRESS"] = "off"  # the kernel inherits this process's environment
     return KernelManager(
         kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager()
     )
