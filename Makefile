@@ -100,6 +100,13 @@ HUB ?=
 links binder-link:
 	@$(PYTHON) -m tools.links $(if $(HUB),--hub '$(HUB)')
 
+# The course's credit line, filled from LICENSE and origin (REPOSITORY=https://github.com/O/R
+# names another), and what copied code keeps (tools/credit.py): the site and decks show it.
+REPOSITORY ?=
+.PHONY: credit
+credit:
+	@$(PYTHON) -m tools.credit $(if $(REPOSITORY),--repository '$(REPOSITORY)')
+
 # One reveal.js deck per notebook in build/slides/, in the notebooks' own folders (two
 # lessons share file names), headings start slides (tools/slides.py). A deck opens offline,
 # from the file: what it loads is copied beside it, into build/slides/assets/.
