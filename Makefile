@@ -109,10 +109,11 @@ credit:
 
 # One reveal.js deck per notebook in build/slides/, in the notebooks' own folders (two
 # lessons share file names), headings start slides (tools/slides.py). A deck opens offline,
-# from the file: what it loads is copied beside it, into build/slides/assets/.
+# from the file: what it loads is copied beside it, into build/slides/assets/. Its last
+# slide credits the course (REPOSITORY=https://github.com/O/R names another than origin).
 SLIDES_NPM := slides/node_modules/.package-lock.json
 slides: $(READY) $(SLIDES_NPM)
-	$(BIN)/python -m tools.slides
+	$(BIN)/python -m tools.slides $(if $(REPOSITORY),--repository '$(REPOSITORY)')
 
 # reveal.js and MathJax for the decks, pinned in slides/package-lock.json. Under a lock, and
 # only if still stale once it is held: two test workers may build the decks at once.
