@@ -82,10 +82,13 @@ $(TEST_READY): $(READY) requirements-test.txt requirements-site.txt
 	$(BIN)/python $(PIP_INSTALL) -r requirements-test.txt
 	@touch $@
 
-# The course as a searchable static website in build/site/, from the stored outputs (tools/site.py).
+# The course as a searchable static website, from the stored outputs (tools/site.py): the
+# students' edition in build/site/ (no teacher's guide, answers folded); EDITION=teacher
+# builds the teacher's, with the guide and the answers open, in build/site-teacher/.
 SITE_NPM := site/node_modules/.package-lock.json
+EDITION ?= students
 site: $(TEST_READY) $(SITE_NPM)
-	SITE_HUB='$(HUB)' $(BIN)/python -m tools.site
+	SITE_HUB='$(HUB)' $(BIN)/python -m tools.site --edition '$(EDITION)'
 
 # MathJax for the site, pinned in site/package-lock.json; under a lock, and only if still
 # stale once it is held, as the site's tests and its browser test may both ask at once.
