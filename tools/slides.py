@@ -13,10 +13,10 @@ slide credits the course (tools/credit.py), with the notice code copied from it 
 """
 
 import argparse
-import html
 import os
 import re
 import sys
+from html import escape
 from pathlib import Path
 
 import nbformat
@@ -71,7 +71,7 @@ def deck_link(target: str, notebook: Path, deck: Path) -> str:
 
 
 def for_slides(
-    nb: nbformat.NotebookNode, notebook: Path, deck: Path, credit: str = ""
+    nb: nbformat.NotebookNode, notebook: Path, deck: Path, last_slide: str = ""
 ) -> nbformat.NotebookNode:
     """The notebook as its deck shows it: folded answers last, each run of them under its
     heading, links from the deck, no widgets; the credit slide (Markdown) at the very end."""
@@ -103,8 +103,8 @@ def for_slides(
         )
         for heading, cells in answers:
             kept += [slide_cell(f"### {heading}", "subslide"), *cells]
-    if credit:
-        kept.append(slide_cell(credit, "slide"))
+    if last_slide:
+        kept.append(slide_cell(last_slide, "slide"))
     nb.cells = kept
     return nb
 
@@ -116,7 +116,7 @@ def credit_slide(address: str | None) -> str:
     """The last slide of every deck: the credit line, and the notice code on slides keeps."""
     held = credit.notice()
     notice = "".join(
-        f"<p>{html.escape(paragraph)}</p>"
+        f"<p>{escape(paragraph)}</p>"
         for paragraph in [held.copyright, *held.permission.split("\n\n")]
     )
     return (
