@@ -82,10 +82,13 @@ $(TEST_READY): $(READY) requirements-test.txt requirements-site.txt
 	$(BIN)/python $(PIP_INSTALL) -r requirements-test.txt
 	@touch $@
 
-# The course as a searchable static website in build/site/, from the stored outputs (tools/site.py).
+# The course as a searchable static website, from the stored outputs (tools/site.py): the
+# students' edition in build/site/ (no teacher's guide, answers folded); EDITION=teacher
+# builds the teacher's, with the guide and the answers open, in build/site-teacher/.
 SITE_NPM := site/node_modules/.package-lock.json
+EDITION ?= students
 site: $(TEST_READY) $(SITE_NPM)
-	SITE_HUB='$(HUB)' $(BIN)/python -m tools.site
+	SITE_HUB='$(HUB)' $(BIN)/python -m tools.site --edition '$(EDITION)'
 
 # MathJax for the site, pinned in site/package-lock.json; under a lock, and only if still
 # stale once it is held, as the site's tests and its browser test may both ask at once.
@@ -100,12 +103,20 @@ HUB ?=
 links binder-link:
 	@$(PYTHON) -m tools.links $(if $(HUB),--hub '$(HUB)')
 
+# The course's credit line, filled from LICENSE and origin (REPOSITORY=https://github.com/O/R
+# names another), and what copied code keeps (tools/credit.py): the site and decks show it.
+REPOSITORY ?=
+.PHONY: credit
+credit:
+	@$(PYTHON) -m tools.credit $(if $(REPOSITORY),--repository '$(REPOSITORY)')
+
 # One reveal.js deck per notebook in build/slides/, in the notebooks' own folders (two
 # lessons share file names), headings start slides (tools/slides.py). A deck opens offline,
-# from the file: what it loads is copied beside it, into build/slides/assets/.
+# from the file: what it loads is copied beside it, into build/slides/assets/. Its last
+# slide credits the course (REPOSITORY=https://github.com/O/R names another than origin).
 SLIDES_NPM := slides/node_modules/.package-lock.json
 slides: $(READY) $(SLIDES_NPM)
-	$(BIN)/python -m tools.slides
+	$(BIN)/python -m tools.slides $(if $(REPOSITORY),--repository '$(REPOSITORY)')
 
 # reveal.js and MathJax for the decks, pinned in slides/package-lock.json. Under a lock, and
 # only if still stale once it is held: two test workers may build the decks at once.

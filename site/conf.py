@@ -7,6 +7,10 @@ Sphinx's own index.
 
 The source folder is a copy of the course laid out as in the repository (README.md,
 notebooks/), so every relative link between pages works as it does on GitHub.
+
+Two editions (SITE_EDITION, set by tools/site.py --edition): the students' (the default)
+leaves the teacher's guide out and folds every answer; the teacher's has the guide and
+shows the answers open. Every page's footer credits the course (credit_footer.py).
 """
 
 import os
@@ -16,15 +20,21 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # this folder's extensions, and tools.links
 
-project = "Write your own backward pass"
-author = "the course's authors"
-copyright = "the course's authors; text CC BY 4.0, code MIT"
+from tools import credit  # noqa: E402 (conf.py's own folder and the repository, above)
+
+project = credit.COURSE
+author = credit.notice().holder
+copyright = f"{credit.notice().year}, {author}"  # LICENSE's notice; the footer has it all
 language = "en"
+
+course_edition = os.environ.get("SITE_EDITION", "students")
+TEACHERS_GUIDE = "notebooks/teachers-guide"
 
 extensions = [
     "myst_nb",
     "sphinx.ext.mathjax",
     "course_pages",
+    "credit_footer",
     "launch_links",
     "output_pictures",
     "section_links",
@@ -33,9 +43,11 @@ extensions = [
 # The course map is the home page (tools/site.py adds an index.html that leads to it).
 root_doc = "notebooks/00-start-here"
 exclude_patterns = ["**/.ipynb_checkpoints", "**/.hypothesis"]
+if course_edition != "teacher":  # tools/site.py copies it only for the teacher's edition
+    exclude_patterns.append(f"{TEACHERS_GUIDE}.md")
 
 # The sidebar in course order: each lesson's three tracks, then its exercise; then the
-# pages about the course. course_pages.py adds these to the course map as hidden tables
+# pages about the course (the guide in the teacher's edition). course_pages.py adds these to the course map as hidden tables
 # of contents, so every page is listed once and a missing one fails the build.
 course_navigation = [
     (
@@ -65,7 +77,7 @@ course_navigation = [
             "notebooks/exercises/choose-your-surrogate",
         ],
     ),
-    ("About the course", ["notebooks/teachers-guide", "README"]),
+    ("About the course", [TEACHERS_GUIDE, "README"] if course_edition == "teacher" else ["README"]),
 ]
 
 # Launch buttons (launch_links.py): the GitHub repository the notebooks open from, as
@@ -103,6 +115,8 @@ html_theme_options = {
     "use_download_button": False,
     "use_fullscreen_button": False,
     "navigation_with_keys": False,
+    # The footer is the course's credit (credit_footer.py), LICENSE's notice included.
+    "footer_content_items": ["extra-footer.html"],
 }
 html_static_path = ["_static"]
 html_css_files = ["course.css"]

@@ -8,13 +8,31 @@ the README leads to: tools/site.py copies them); a cell JupyterLab shows folded 
 set-up cell's code, an answer's output) is folded on the page too, one click away; what a
 cell prints is one output, as JupyterLab shows it, however many pieces the kernel sent. A
 README badge is an image on another site: the page shows its text instead, still a link.
+
+The edition (conf.py's course_edition): the students' folds every answer, the Markdown
+ones (cells tagged "answer") too, and names the teacher's guide, which it leaves out,
+instead of linking to it; the teacher's shows the answers open.
 """
 
 import json
+import posixpath
+import re
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ConfigError
 from sphinx.transforms import SphinxTransform
+
+EDITIONS = ("students", "teacher")
+ANSWER_TAG = "answer"
+GUIDE = "notebooks/teachers-guide.md"
+MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+# A folded answer's text on the students' pages (tests/answer_leaks.py knows the class).
+ANSWER_FOLD = (
+    '<details class="course-answer">\n<summary>Show more of the answer</summary>\n\n'
+    "{}\n\n</details>"
+)
 
 
 def navigation(app: Sphinx) -> list[tuple[str, list[str]]]:
@@ -72,19 +90,68 @@ def merge_streams(outputs: list[dict]) -> list[dict]:
     return merged
 
 
+def without_guide_links(markdown: str, docname: str) -> str:
+    """markdown with each link to the teacher's guide turned into its name: the students'
+    edition leaves the guide out."""
+
+    def named(link: re.Match) -> str:
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(docname), link[2]))
+        if path.split("#")[0] != GUIDE:
+            return link[0]
+        label = link[1]
+        where = "in the course's repository; this edition of the site leaves it out"
+        if label.strip("`") in (GUIDE, posixpath.basename(GUIDE)):
+            return f"`{GUIDE}` ({where})"
+        return f"{label} (`{GUIDE}`, {where})"
+
+    return MARKDOWN_LINK.sub(named, markdown)
+
+
+def is_answer(cell: dict) -> bool:
+    return ANSWER_TAG in cell["metadata"].get("tags", [])
+
+
+def for_students(cell: dict, docname: str) -> None:
+    """Fold what JupyterLab folds; a Markdown answer, folded as a <details>; no guide link."""
+    fold_as_jupyterlab(cell)
+    if cell["cell_type"] == "markdown":
+        source = without_guide_links("".join(cell["source"]), docname)
+        cell["source"] = ANSWER_FOLD.format(source) if is_answer(cell) else source
+
+
+def for_teachers(cell: dict) -> None:
+    """Fold what JupyterLab folds, but the answers: a teacher reads them open."""
+    if not is_answer(cell):
+        fold_as_jupyterlab(cell)
+
+
 def prepare_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
-    """source-read: fold what JupyterLab folds, join printed pieces as it does; give the
-    course map the tables of contents."""
+    """source-read: fold what JupyterLab folds (the students' edition: every answer), join
+    printed pieces as it does; give the course map the tables of contents."""
+    students = app.config.course_edition == "students"
     if app.env.doc2path(docname).suffix != ".ipynb":
+        if students:
+            source[0] = without_guide_links(source[0], docname)
         return
     notebook = json.loads(source[0])
     for cell in notebook["cells"]:
-        fold_as_jupyterlab(cell)
+        if students:
+            for_students(cell, docname)
+        else:
+            for_teachers(cell)
         if "outputs" in cell:
             cell["outputs"] = merge_streams(cell["outputs"])
     if docname == app.config.root_doc:
         notebook["cells"] += [toctree_cell(i, *part) for i, part in enumerate(navigation(app))]
     source[0] = json.dumps(notebook)
+
+
+def check_edition(app: Sphinx, config: Config) -> None:
+    if config.course_edition not in EDITIONS:
+        raise ConfigError(
+            f"SITE_EDITION={config.course_edition!r}: the site's edition is students (the "
+            "default: no teacher's guide, answers folded) or teacher."
+        )
 
 
 class RemoteImagesAsText(SphinxTransform):
@@ -100,6 +167,8 @@ class RemoteImagesAsText(SphinxTransform):
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("course_navigation", [], "env")
+    app.add_config_value("course_edition", "students", "env")
+    app.connect("config-inited", check_edition)
     app.connect("source-read", prepare_notebook)
     app.add_transform(RemoteImagesAsText)
     return {"parallel_read_safe": True}

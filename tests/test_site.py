@@ -16,11 +16,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.answer_leaks import answer_code, page_leaks
 from tests.lab_server import ROOT
+from tools.credit import credit_line
 from tools.notebooks import notebook_paths
-from tools.site import broken_links, stage
+from tools.site import OUT, broken_links, stage
 
-SITE = ROOT / "build" / "site"
+SITE = OUT["students"]
+TEACHERS_SITE = OUT["teacher"]
+GUIDE = "notebooks/teachers-guide.html"
+EXERCISE = ROOT / "notebooks" / "exercises" / "your-own-backward-pass.ipynb"
 REPOSITORY = "https://github.com/ada/backward-course"
 HUB = "https://hub.example.edu"
 EXPLORER = "application/vnd.jupyter.widget-view+json"
@@ -34,9 +39,12 @@ def page_of(notebook: Path, site: Path) -> Path:
     return site / notebook.relative_to(ROOT).with_suffix(".html")
 
 
-def build_site(course: Path, out: Path, **env: str) -> subprocess.CompletedProcess:
+def build_site(
+    course: Path, out: Path, edition: str = "students", **env: str
+) -> subprocess.CompletedProcess:
+    where = ["--course", str(course), "--out", str(out)]
     return subprocess.run(
-        [sys.executable, "-m", "tools.site", "--course", str(course), "--out", str(out)],
+        [sys.executable, "-m", "tools.site", "--edition", edition, *where],
         cwd=ROOT,
         env=os.environ | env,
         capture_output=True,
@@ -51,11 +59,10 @@ def copy_of_the_course(into: Path) -> Path:
     return into
 
 
-@pytest.fixture(scope="module")
-def site() -> Path:
-    """build/site/ by `make site` itself, for a clone whose repository is not known."""
+def make_site(*args: str) -> subprocess.CompletedProcess:
+    """`make site` itself, for a clone whose repository is not known."""
     done = subprocess.run(
-        ["make", "-s", "site"],
+        ["make", "-s", "site", *args],
         cwd=ROOT,
         env=os.environ | {"SITE_REPOSITORY": ""},
         capture_output=True,
@@ -65,7 +72,21 @@ def site() -> Path:
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"\(\d+ pages, \d+ MiB\) in \d+ s\.", done.stdout), done.stdout
     assert NO_BUTTONS_EMPTY_SETTING in done.stdout.splitlines(), done.stdout
+    return done
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    """build/site/: the students' edition, `make site`'s default."""
+    assert "the students' edition: " in make_site().stdout
     return SITE
+
+
+@pytest.fixture(scope="module")
+def teachers_site() -> Path:
+    """build/site-teacher/: `make site EDITION=teacher`."""
+    assert "the teacher's edition: " in make_site("EDITION=teacher").stdout
+    return TEACHERS_SITE
 
 
 class PageText(HTMLParser):
@@ -108,6 +129,11 @@ def words(text: str) -> str:
     return " ".join(text.split())
 
 
+def shown_words(page: Path) -> str:
+    """A page's visible text, its words one space apart, Sphinx's curly apostrophes plain."""
+    return words("".join(read_page(page).text)).replace("\u2019", "'")
+
+
 def shown_text(output: nbformat.NotebookNode) -> str:
     """The text a page must show for a stored output: its HTML's words, else its text."""
     if output.output_type == "stream":
@@ -120,33 +146,104 @@ def shown_text(output: nbformat.NotebookNode) -> str:
     return data.get("text/plain", "")
 
 
-def test_make_site_writes_a_page_for_every_notebook_the_guide_and_the_readme(site):
+def test_make_site_writes_a_page_for_every_notebook_and_the_readme(site):
     for notebook in notebook_paths():
         assert page_of(notebook, site).is_file(), notebook
-    for page in ("notebooks/teachers-guide.html", "README.html", "search.html"):
+    for page in ("README.html", "search.html"):
         assert (site / page).is_file(), page
     home = (site / "index.html").read_text()
     assert 'url=notebooks/00-start-here.html"' in home, "the home page is the course map"
 
 
-def test_the_sidebar_lists_the_pages_in_course_order(site):
+COURSE_ORDER = [
+    "01-custom-function/1-beginner.html",
+    "01-custom-function/3-researcher.html",
+    "exercises/your-own-backward-pass.html",
+    "02-checking-gradients/1-beginner.html",
+    "exercises/check-your-clamp01.html",
+    "03-surrogate-gradients/1-beginner.html",
+    "03-surrogate-gradients/2-developer.html",
+    "03-surrogate-gradients/3-researcher.html",
+    "exercises/choose-your-surrogate.html",
+]
+
+
+def sidebar_order(site: Path, hrefs: list[str]) -> list[int]:
     page = (site / "notebooks" / "00-start-here.html").read_text()
     nav = page[page.index("bd-docs-nav") :]
-    order = [
-        "01-custom-function/1-beginner.html",
-        "01-custom-function/3-researcher.html",
-        "exercises/your-own-backward-pass.html",
-        "02-checking-gradients/1-beginner.html",
-        "exercises/check-your-clamp01.html",
-        "03-surrogate-gradients/1-beginner.html",
-        "03-surrogate-gradients/2-developer.html",
-        "03-surrogate-gradients/3-researcher.html",
-        "exercises/choose-your-surrogate.html",
-        "teachers-guide.html",
-        "../README.html",
-    ]
-    positions = [nav.index(f'href="{href}"') for href in order]
+    return [nav.index(f'href="{href}"') for href in hrefs]
+
+
+def test_the_sidebar_lists_the_pages_in_course_order(site, teachers_site):
+    positions = sidebar_order(site, [*COURSE_ORDER, "../README.html"])
     assert positions == sorted(positions)
+    positions = sidebar_order(
+        teachers_site, [*COURSE_ORDER, "teachers-guide.html", "../README.html"]
+    )
+    assert positions == sorted(positions)
+
+
+def test_the_students_edition_leaves_the_guide_out_and_names_where_it_is(site):
+    assert not (site / GUIDE).exists()
+    for page in site_pages_of(site):
+        assert "teachers-guide.html" not in page.read_text(), page.relative_to(site)
+    course_map = shown_words(site / "notebooks" / "00-start-here.html")
+    assert (
+        "Teachers: the teacher's guide (notebooks/teachers-guide.md, in the course's "
+        "repository; this edition of the site leaves it out) has timings"
+    ) in course_map
+    assert "teachers-guide" not in (site / "searchindex.js").read_text()
+
+
+def test_the_teachers_edition_has_the_guide_in_the_sidebar(teachers_site):
+    guide = shown_words(teachers_site / GUIDE)
+    assert "Teacher's guide: writing your own backward pass" in guide
+    course_map = (teachers_site / "notebooks" / "00-start-here.html").read_text()
+    assert 'href="teachers-guide.html"' in course_map
+
+
+def site_pages_of(site: Path) -> list[Path]:
+    return [p for p in sorted(site.rglob("*.html")) if "_static" not in p.relative_to(site).parts]
+
+
+@pytest.mark.parametrize("notebook", notebook_paths(), ids=lambda p: p.stem)
+def test_no_answer_code_shows_unfolded_on_the_students_pages(site, notebook):
+    html = page_of(notebook, site).read_text()
+    assert page_leaks(html, answer_code(nbformat.read(notebook, as_version=4))) == []
+
+
+def unfolded(html: str) -> str:
+    """A page with every fold opened for good: each <details> a plain <div>."""
+    return re.sub(r"<(/?)details\b", r"<\1div", html)
+
+
+def test_the_answers_are_on_the_students_page_folded(site):
+    """The check above can fail: unfolded, the same page shows the answers' code."""
+    html = page_of(EXERCISE, site).read_text()
+    code = answer_code(nbformat.read(EXERCISE, as_version=4))
+    shown = page_leaks(unfolded(html), code)
+    for line in ("return grad_out * 3 * x**2", "with torch.enable_grad():"):
+        assert repr(line) in shown
+    assert html.count('<details class="course-answer">') == 2, "its two folded explanations"
+
+
+def test_the_teachers_edition_shows_the_answers_open(teachers_site):
+    html = page_of(EXERCISE, teachers_site).read_text()
+    assert "course-answer" not in html
+    for classes in re.findall(r'<div class="(cell tag_answer[^"]*)"', html):
+        assert "tag_hide" not in classes
+    code = answer_code(nbformat.read(EXERCISE, as_version=4))
+    assert repr("return grad_out * 3 * x**2") in page_leaks(html, code)
+
+
+def test_every_page_ends_with_the_course_credit(site):
+    line = words(credit_line(None))  # this clone names no repository: no address in it
+    for page in site_pages_of(site):
+        if page == site / "index.html":
+            continue  # the redirect to the course map
+        text = words("".join(read_page(page).text))
+        assert line in text, page.relative_to(site)
+        assert "keep its copyright line and the licence's permission notice" in text
 
 
 @pytest.mark.parametrize("notebook", notebook_paths(), ids=lambda p: p.stem)
@@ -247,8 +344,10 @@ def test_with_a_repository_each_notebook_launches_itself_on_binder_colab_and_the
     for url in (binder, colab, hub):
         assert f'href="{url}"' in note
         assert html.count(url.replace("&amp;", "&")) + html.count(url) >= 2, "and in the menu"
-    guide = (out / "notebooks" / "teachers-guide.html").read_text()
-    assert LAUNCH_MENU not in guide, "only a notebook has launch buttons"
+    readme = (out / "README.html").read_text()
+    assert LAUNCH_MENU not in readme, "only a notebook has launch buttons"
+    credit = words(credit_line("https://github.com/ada/backward-course"))
+    assert credit in words("".join(read_page(out / "README.html").text)), "the footer's"
 
 
 def load_site_module(name: str):
@@ -469,7 +568,7 @@ def test_a_broken_link_on_a_page_fails_the_build_naming_the_page_and_the_link(tm
     guide.write_text(
         guide.read_text() + '\n<a href="../notebooks/nowhere.html">a page that is not there</a>\n'
     )
-    done = build_site(course, tmp_path / "site")
+    done = build_site(course, tmp_path / "site", "teacher")
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
         "notebooks/teachers-guide.html: broken link '../notebooks/nowhere.html' (no such file)"
@@ -480,7 +579,7 @@ def test_a_markdown_link_to_a_missing_page_fails_the_build_naming_the_page(tmp_p
     course = copy_of_the_course(tmp_path / "course")
     guide = course / "notebooks" / "teachers-guide.md"
     guide.write_text(guide.read_text() + "\nSee [the old notes](old-notes.md).\n")
-    done = build_site(course, tmp_path / "site")
+    done = build_site(course, tmp_path / "site", "teacher")
     assert done.returncode == 1
     assert re.search(r"teachers-guide\.md:\d+: WARNING: .*'old-notes\.md'", done.stderr), (
         done.stderr

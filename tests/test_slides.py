@@ -1,9 +1,11 @@
-"""`make slides` builds one offline deck per notebook, a slide per heading, answers last.
+"""`make slides` builds one offline deck per notebook, a slide per heading, answers last,
+then the course's credit.
 
 What the decks do in a browser (no request leaves the machine, no slide is cut) is
 tests/ui/test_decks_in_browser.py.
 """
 
+import html
 import os
 import re
 import shutil
@@ -13,10 +15,22 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.answer_leaks import answer_code, deck_leaks
 from tests.lab_server import ROOT
+from tools import credit
 from tools.notebooks import NOTEBOOKS as NOTEBOOKS_DIR
 from tools.notebooks import notebook_paths
-from tools.slides import ANSWER_TAG, NEEDS_ASSETS, NODE_MODULES, OUT, deck_path, for_slides
+from tools.slides import (
+    ANSWER_TAG,
+    ANSWERS_TITLE,
+    CREDIT_TITLE,
+    NEEDS_ASSETS,
+    NODE_MODULES,
+    OUT,
+    POINTER,
+    deck_path,
+    for_slides,
+)
 
 NOTEBOOKS = notebook_paths()
 BY_PATH = {"ids": lambda p: str(p.relative_to(NOTEBOOKS_DIR))}
@@ -52,7 +66,7 @@ def loaded(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
-def test_a_deck_has_a_slide_per_heading_and_one_for_the_answers(decks, path):
+def test_a_deck_has_a_slide_per_heading_one_for_the_answers_and_the_credit(decks, path):
     headings = [
         c
         for c in nbformat.read(path, as_version=4).cells
@@ -60,7 +74,7 @@ def test_a_deck_has_a_slide_per_heading_and_one_for_the_answers(decks, path):
     ]
     # reveal.js nests sub-slides; each top-level slide opens with a <section> pair.
     slides = len(re.findall(r"<section>\s*<section>", decks[path]))
-    assert slides == len(headings) + bool(answers(path))
+    assert slides == len(headings) + bool(answers(path)) + 1
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
@@ -107,23 +121,28 @@ def test_every_answer_the_notebook_folds_away_is_tagged(path):
 def test_an_answer_leaves_a_pointer_and_moves_after_every_heading():
     nb = nbformat.v4.new_notebook()
     answer = nbformat.v4.new_code_cell("show_source(Answer)", metadata={"tags": [ANSWER_TAG]})
+    how = nbformat.v4.new_markdown_cell("How it works.", metadata={"tags": [ANSWER_TAG]})
     nb.cells = [
         nbformat.v4.new_markdown_cell(
             "## Try it\n\n[Lesson 2](../02/1-beginner.ipynb#top), [a guide](a.md)."
         ),
         answer,
+        how,  # the same run of answers: one pointer, one slide
         nbformat.v4.new_markdown_cell("## Remember this"),
     ]
     notebook = ROOT / "notebooks" / "01" / "1-beginner.ipynb"
-    cells = for_slides(nb, notebook, deck_path(notebook)).cells
+    cells = for_slides(nb, notebook, deck_path(notebook), "## Credit\n\nThe line.").cells
     assert [c.source.splitlines()[0] for c in cells if c.cell_type == "markdown"] == [
         "## Try it",
-        "*The answer waits at the end, Answers.*",
+        POINTER,
         "## Remember this",
-        "## Answers",
+        f"## {ANSWERS_TITLE}",
         "### Try it",
+        "How it works.",
+        "## Credit",
     ]
-    assert cells[-1] is answer
+    assert cells[-3:-1] == [answer, how]
+    assert cells[-1].metadata["slideshow"] == {"slide_type": "slide"}
     assert "](../02/1-beginner.slides.html#top)" in cells[0].source
     assert "](../../../notebooks/01/a.md)" in cells[0].source
 
@@ -148,3 +167,36 @@ def test_a_notebook_from_elsewhere_gets_its_deck_at_the_top(tmp_path):
     assert deck_path(tmp_path / "tall.ipynb", tmp_path / "out") == tmp_path / "out/tall.slides.html"
     lesson = NOTEBOOKS_DIR / "01-custom-function" / "1-beginner.ipynb"
     assert deck_path(lesson, tmp_path) == tmp_path / "01-custom-function/1-beginner.slides.html"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
+def test_no_answer_code_shows_before_the_answers_slide(decks, path):
+    code = answer_code(nbformat.read(path, as_version=4))
+    assert deck_leaks(decks[path], code, ANSWERS_TITLE) == []
+
+
+def test_the_answers_slides_hold_the_answers_code(decks):
+    """The check above can fail: moved before the Answers slide, the answers would show."""
+    path = NOTEBOOKS_DIR / "exercises" / "your-own-backward-pass.ipynb"
+    code = answer_code(nbformat.read(path, as_version=4))
+    moved = decks[path].replace(f'id="{ANSWERS_TITLE}"', 'id="Moved"')
+    shown = deck_leaks(moved, code, ANSWERS_TITLE)
+    for line in ("return grad_out * 3 * x**2", "with torch.enable_grad():"):
+        assert repr(line) in shown
+
+
+def last_slide(deck: str) -> str:
+    return deck[deck.rindex("<section>") :]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
+def test_the_last_slide_credits_the_course_with_the_code_notice(decks, path):
+    address, _ = credit.source()
+    held = credit.notice()
+    slide = last_slide(decks[path])
+    assert f'<h2 id="{CREDIT_TITLE}">' in slide
+    text = re.sub(r"<[^>]+>", "", re.sub(r"</(p|h2)>", " ", slide))  # a paragraph ends a word
+    shown = " ".join(html.unescape(text).split())
+    assert " ".join(credit.credit_line(address).split()) in shown
+    assert held.copyright in shown
+    assert " ".join(held.permission.split()) in shown, "the MIT licence's whole notice"

@@ -1,6 +1,10 @@
 """Build the course as a static, searchable website in build/site/ (`make site`).
 
-    python -m tools.site [--course DIR] [--out DIR]
+    python -m tools.site [--edition students|teacher] [--course DIR] [--out DIR]
+
+The students' edition (the default, into build/site/) leaves the teacher's guide out and
+folds every answer; the teacher's (`make site EDITION=teacher`, into build/site-teacher/)
+has the guide and shows the answers open.
 
 Sphinx with MyST-NB (settings: site/conf.py) reads the stored notebooks and executes
 nothing, so the site shows exactly the outputs nbval checks. It is built from a copy of
@@ -23,13 +27,17 @@ from urllib.parse import unquote, urlsplit
 
 import nbformat
 
+from tools import credit
 from tools.notebooks import sources_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"  # conf.py, its extensions, and MathJax from npm
 MATHJAX = SITE / "node_modules" / "mathjax"
 MATHJAX_FONT = SITE / "node_modules" / "@mathjax" / "mathjax-newcm-font"
-OUT = ROOT / "build" / "site"
+OUT = {"students": ROOT / "build" / "site", "teacher": ROOT / "build" / "site-teacher"}
+EDITIONS = tuple(OUT)
+EDITION_NAMES = {"students": "the students' edition", "teacher": "the teacher's edition"}
+GUIDE = Path("notebooks/teachers-guide.md")  # the teacher's edition's alone
 HOME = "notebooks/00-start-here.html"  # conf.py's root_doc, written by Sphinx
 RERECORD = "run `make notebooks` to record them again"
 # A Markdown link to a local file (not a web address, not an anchor on the same page).
@@ -62,13 +70,16 @@ def recording_problems(course: Path) -> list[str]:
     return problems
 
 
-def stage(course: Path, source: Path) -> None:
+def stage(course: Path, source: Path, with_guide: bool = True) -> None:
     """Copy the pages into source/, laid out as in the course: the notebooks' folder, the
     README, and every file the README leads to, so its links work on the site too (a
-    Markdown file as a page, whose own links are followed; any other file as a download)."""
+    Markdown file as a page, whose own links are followed; any other file as a download).
+    Without the guide (the students' edition), the teacher's guide stays out."""
     shutil.rmtree(source, ignore_errors=True)
     ignore = shutil.ignore_patterns(".ipynb_checkpoints", ".hypothesis", "__pycache__")
     shutil.copytree(course / "notebooks", source / "notebooks", ignore=ignore)
+    if not with_guide:
+        (source / GUIDE).unlink(missing_ok=True)
     pages = [Path("README.md")]
     while pages:
         page = pages.pop()
@@ -78,6 +89,8 @@ def stage(course: Path, source: Path) -> None:
             relative = Path(os.path.normpath(found))
             if not (course / relative).is_file() or (source / relative).exists():
                 continue  # a missing file stays a broken link, for Sphinx to name
+            if relative == GUIDE and not with_guide:
+                continue
             (source / relative).parent.mkdir(parents=True, exist_ok=True)
             if relative.suffix == ".md":
                 pages.append(relative)
@@ -161,7 +174,7 @@ def broken_links(out: Path) -> list[str]:
     return broken
 
 
-def build(course: Path, out: Path) -> list[str]:
+def build(course: Path, out: Path, edition: str = "students") -> list[str]:
     """Build the site of the course at course/ into out/; the problems that stopped it."""
     problems = recording_problems(course)
     if problems:
@@ -170,9 +183,10 @@ def build(course: Path, out: Path) -> list[str]:
     # only when the page changes, not when a file it links to appears or goes.
     work = out.parent / f"{out.name}-work"
     shutil.rmtree(work, ignore_errors=True)
-    stage(course, work / "source")
+    stage(course, work / "source", with_guide=edition == "teacher")
     from sphinx.cmd.build import build_main
 
+    os.environ["SITE_EDITION"] = edition  # site/conf.py reads it
     shutil.rmtree(out, ignore_errors=True)
     args = ["-b", "html", "-q", "-W", "--keep-going", "-c", str(SITE)]
     args += ["-d", str(work / "doctrees"), str(work / "source"), str(out)]
@@ -201,24 +215,43 @@ def no_launch_buttons(setting: str | None) -> str | None:
     )
 
 
+def no_credit_address(setting: str | None) -> str | None:
+    """Why the footer's credit line names no address, in one line; None when it does."""
+    address, why = credit.source(setting)
+    if address is not None:
+        return None
+    return (
+        f"No address in the footer's credit line: {why}; "
+        "set SITE_REPOSITORY=https://github.com/OWNER/REPO to add it."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ask = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ask.add_argument(
+        "--edition",
+        choices=EDITIONS,
+        default="students",
+        help="students (the default: no teacher's guide, answers folded) or teacher",
+    )
     ask.add_argument("--course", type=Path, default=ROOT, help="the course's folder")
-    ask.add_argument("--out", type=Path, default=OUT, help="where the site goes")
+    ask.add_argument("--out", type=Path, help="where the site goes (default: by edition)")
     args = ask.parse_args(argv)
+    out = (args.out or OUT[args.edition]).resolve()
     started = time.perf_counter()
-    problems = build(args.course.resolve(), args.out.resolve())
+    problems = build(args.course.resolve(), out, args.edition)
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return 1
-    missing = no_launch_buttons(os.environ.get("SITE_REPOSITORY"))
-    if missing:
-        print(missing)
-    pages = len(site_pages(args.out))
-    size = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file())
+    setting = os.environ.get("SITE_REPOSITORY")
+    for missing in (no_launch_buttons(setting), no_credit_address(setting)):
+        if missing:
+            print(missing)
+    pages = len(site_pages(out))
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     print(
-        f"The course's website: {args.out / 'index.html'} ({pages} pages, "
-        f"{size / 2**20:.0f} MiB) in {time.perf_counter() - started:.0f} s."
+        f"The course's website, {EDITION_NAMES[args.edition]}: {out / 'index.html'} ({pages} "
+        f"pages, {size / 2**20:.0f} MiB) in {time.perf_counter() - started:.0f} s."
     )
     return 0
 

@@ -8,17 +8,21 @@ slides` runs `npm ci`) and slides/deck/fit.js, which splits a slide too tall for
 into sub-slides and marks one that still scrolls. The template, slides/deck/, is nbconvert's
 reveal template without its CDN links; a deck copied without assets/ says so. Every heading
 starts a slide (tests/test_notebooks.py); the answers a notebook folds away (cells tagged
-"answer") wait on a last slide, Answers; links to notebooks lead to decks.
+"answer") wait on a last slide, Answers; links to notebooks lead to decks. The very last
+slide credits the course (tools/credit.py), with the notice code copied from it keeps.
 """
 
+import argparse
 import os
 import re
 import sys
+from html import escape
 from pathlib import Path
 
 import nbformat
 from nbconvert import SlidesExporter
 
+from tools import credit
 from tools.notebooks import NOTEBOOKS, notebook_paths
 
 ROOT = NOTEBOOKS.parent
@@ -28,6 +32,8 @@ OUT = ROOT / "build" / "slides"
 ASSETS = "assets"  # build/slides/assets/, shared by every deck
 ANSWER_TAG = "answer"
 ANSWERS_TITLE = "Answers"
+POINTER = f"*The answer waits at the end, {ANSWERS_TITLE}.*"
+POINTER_ID = "answer-pointer-{}"
 NEEDS_ASSETS = "This deck needs the assets/ folder beside it: copy the whole build/slides/ folder."
 
 # Where each file a deck loads comes from, by its path under build/slides/assets/. MathJax's
@@ -64,8 +70,11 @@ def deck_link(target: str, notebook: Path, deck: Path) -> str:
     return Path(os.path.relpath(notebook.parent / target, deck.parent)).as_posix()
 
 
-def for_slides(nb: nbformat.NotebookNode, notebook: Path, deck: Path) -> nbformat.NotebookNode:
-    """The notebook as its deck shows it: folded answers last, links from the deck, no widgets."""
+def for_slides(
+    nb: nbformat.NotebookNode, notebook: Path, deck: Path, last_slide: str = ""
+) -> nbformat.NotebookNode:
+    """The notebook as its deck shows it: folded answers last, each run of them under its
+    heading, links from the deck, no widgets; the credit slide (Markdown) at the very end."""
     nb.metadata.pop("widgets", None)  # no widget state: explorers show their stored picture
     kept, answers, heading = [], [], ""
     for cell in nb.cells:
@@ -75,10 +84,15 @@ def for_slides(nb: nbformat.NotebookNode, notebook: Path, deck: Path) -> nbforma
             cell.source = RELATIVE_LINK.sub(
                 lambda link: f"]({deck_link(link[1], notebook, deck)}", cell.source
             )
-        if ANSWER_TAG in cell.metadata.get("tags", []):
-            answers.append((heading, cell))
-            cell = nbformat.v4.new_markdown_cell(f"*The answer waits at the end, {ANSWERS_TITLE}.*")
-        kept.append(cell)
+        if ANSWER_TAG not in cell.metadata.get("tags", []):
+            kept.append(cell)
+        elif kept and kept[-1].get("id") == POINTER_ID.format(len(answers) - 1):
+            answers[-1][1].append(cell)  # the same run of answers: one pointer, one slide
+        else:
+            answers.append((heading, [cell]))
+            pointer = nbformat.v4.new_markdown_cell(POINTER)
+            pointer.id = POINTER_ID.format(len(answers) - 1)
+            kept.append(pointer)
     if answers:
         kept.append(
             slide_cell(
@@ -87,10 +101,33 @@ def for_slides(nb: nbformat.NotebookNode, notebook: Path, deck: Path) -> nbforma
                 "slide",
             )
         )
-        for heading, cell in answers:
-            kept += [slide_cell(f"### {heading}", "subslide"), cell]
+        for heading, cells in answers:
+            kept += [slide_cell(f"### {heading}", "subslide"), *cells]
+    if last_slide:
+        kept.append(slide_cell(last_slide, "slide"))
     nb.cells = kept
     return nb
+
+
+CREDIT_TITLE = "Credit"
+
+
+def credit_slide(address: str | None) -> str:
+    """The last slide of every deck: the credit line, and the notice code on slides keeps."""
+    held = credit.notice()
+    notice = "".join(
+        f"<p>{escape(paragraph)}</p>"
+        for paragraph in [held.copyright, *held.permission.split("\n\n")]
+    )
+    return (
+        f"## {CREDIT_TITLE}\n\n"
+        f"{credit.credit_line(address, held)}\n\n"
+        "Reusing these slides? Credit them with the line above. "
+        f"{credit.ADAPTED}\n\n"
+        "The code on these slides is under the MIT licence: a copy keeps this notice.\n\n"
+        '<div class="deck-licence" style="font-size: 0.4em; text-align: left;">'
+        f"{notice}</div>"
+    )
 
 
 def slide_cell(source: str, slide_type: str) -> nbformat.NotebookNode:
@@ -116,9 +153,13 @@ def copy_assets(out: Path) -> None:
             write_atomically(target, file.read_bytes())
 
 
-def build(notebooks: list[Path], out: Path = OUT) -> list[Path]:
-    """Write each notebook's deck and the files the decks load; return the decks' paths."""
+def build(notebooks: list[Path], out: Path = OUT, address: str | None = None) -> list[Path]:
+    """Write each notebook's deck and the files the decks load; return the decks' paths.
+
+    address: where the course is published, for the credit slide (tools/credit.py).
+    """
     copy_assets(out)
+    last_slide = credit_slide(address)
     exporter = SlidesExporter(
         extra_template_basedirs=[str(DECK_TEMPLATE.parent)],
         template_name=DECK_TEMPLATE.name,
@@ -132,7 +173,7 @@ def build(notebooks: list[Path], out: Path = OUT) -> list[Path]:
         assets = Path(os.path.relpath(out / ASSETS, deck.parent)).as_posix()
         exporter.reveal_url_prefix = f"{assets}/reveal"
         html, _ = exporter.from_notebook_node(
-            for_slides(nbformat.read(notebook, as_version=4), notebook, deck),
+            for_slides(nbformat.read(notebook, as_version=4), notebook, deck, last_slide),
             resources={
                 "deck_assets": assets,
                 "deck_needs_assets": NEEDS_ASSETS,
@@ -144,11 +185,18 @@ def build(notebooks: list[Path], out: Path = OUT) -> list[Path]:
     return decks
 
 
-def main(argv: list[str]) -> int:
-    decks = build([Path(a).resolve() for a in argv] or notebook_paths())
+def main(argv: list[str] | None = None) -> int:
+    ask = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ask.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
+    ask.add_argument("--repository", help="the course's address for the credit slide")
+    args = ask.parse_args(argv)
+    address, why = credit.source(args.repository)
+    if address is None:
+        print(credit.NO_ORIGIN.format(why=why).replace("make credit", "make slides"))
+    decks = build([p.resolve() for p in args.notebooks] or notebook_paths(), address=address)
     print(f"{len(decks)} deck(s) in {OUT.relative_to(ROOT)}/; open one in a browser, offline.")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
