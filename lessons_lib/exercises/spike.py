@@ -244,7 +244,7 @@ def _centred_case(got: torch.Tensor, setting: Setting) -> Case:
     else:
         fix = words.BUMP_OTHERWISE
     read = words.READ_TRUE_GRADIENT if fix == words.ZEROS else words.READ_BUMP
-    return Case(name, False, expected, plain(got), words.WITH_ONES + fix, read)
+    return Case(name, False, expected, plain(got), (words.WITH_ONES + fix).rstrip(), read)
 
 
 def _moved_centred_case(moved: torch.Tensor | None, main: torch.Tensor) -> Case:

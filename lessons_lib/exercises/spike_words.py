@@ -66,15 +66,15 @@ STEP_STAYED = (
     "threshold: compare x with threshold, the number forward receives, not a fixed number. "
 )
 BUMP_STAYED = (
-    "with {settings}, backward gave back the bump for {main}: the threshold and width are "
+    "With {settings}, backward gave back the bump for {main}: the threshold and width are "
     "written into backward. Use ctx.threshold and ctx.width, the numbers forward received. "
 )
 WIDTH_STAYED = (
-    "with {settings}, backward's bump was {w:g} wide, the first setting's width: the width "
+    "With {settings}, backward's bump was {w:g} wide, the first setting's width: the width "
     "is written into backward. Use ctx.width, the number forward received. "
 )
 THRESHOLD_STAYED = (
-    "with {settings}, backward's bump was centred at {t:g}, the first setting's threshold: "
+    "With {settings}, backward's bump was centred at {t:g}, the first setting's threshold: "
     "the threshold is written into backward. Use ctx.threshold, the number forward received. "
 )
 STEP_OTHERWISE = "forward's numbers are not the step's 1s and 0s. "
@@ -128,7 +128,7 @@ ZEROS = (
 CENTRED_AT_ZERO = (
     "backward's bump is centred at 0, not at the threshold {t:g}: it is tallest where x is 0. "
     "The bump measures the distance from the threshold: pass ctx.threshold to surrogate_slope "
-    "(or use x - threshold in the formula)."
+    "(or use x - ctx.threshold in the formula)."
 )
 ONES = (
     "backward gave back 1 for every number: that is straight-through, not the fast-sigmoid "
@@ -136,7 +136,7 @@ ONES = (
 )
 WIDTH_ONE = (
     "backward's bump is 1 wide, not {w:g} wide: pass ctx.width to surrogate_slope (or divide "
-    "by width in the formula)."
+    "by ctx.width in the formula)."
 )
 BUMP_OTHERWISE = (
     "backward's numbers are not the fast-sigmoid bump's heights. The bump is "

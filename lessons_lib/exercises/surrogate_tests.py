@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from torch.autograd.gradcheck import GradcheckError
 
 from lessons_lib.doctor.examination import Examination
+from lessons_lib.doctor.report import Report
 from lessons_lib.exercises import surrogate_tests_words as words
 from lessons_lib.exercises.base import (
     Case,
@@ -39,31 +40,51 @@ PLACEHOLDER = "my_surrogate_tests"  # the task's name for the learner's function
 
 
 @dataclass
+class DoctorSeen:
+    """One doctor report made on the spike during a run: with a grad_reference or not, the
+    codes it found, the dtype it checked in, and whether the tests read its `ok`."""
+
+    declared: bool
+    codes: tuple[str, ...]
+    dtype: str
+    read: bool = False
+
+
+@dataclass
 class Watched:
     """One run of the learner's tests: what clamp.observe saw, and every doctor report made
-    on the spike (with or without a grad_reference, and the codes of what it found)."""
+    on the spike."""
 
     outcome: Outcome
-    doctor: list[tuple[bool, tuple[str, ...]]] = field(default_factory=list)  # (declared, codes)
+    doctor: list[DoctorSeen] = field(default_factory=list)
 
 
 @contextlib.contextmanager
-def _doctor_reports(spike: type, seen: list[tuple[bool, tuple[str, ...]]]) -> Iterator[None]:
-    report = Examination.report
+def _doctor_reports(spike: type, seen: list[DoctorSeen]) -> Iterator[None]:
+    report, ok = Examination.report, Report.ok
+    made_here: dict[int, DoctorSeen] = {}
 
-    def recorded(self: Examination, name: str) -> object:
+    def recorded(self: Examination, name: str) -> Report:
         made = report(self, name)
         if self.fn is spike:
-            seen.append((self.grad_reference is not None, tuple(made.codes)))
+            made_here[id(made)] = DoctorSeen(
+                self.grad_reference is not None, tuple(made.codes), made.dtype
+            )
+            seen.append(made_here[id(made)])
         return made
 
-    with patched(Examination, report=recorded):
+    def read_ok(self: Report) -> bool:
+        if id(self) in made_here:
+            made_here[id(self)].read = True
+        return ok.fget(self)
+
+    with patched(Examination, report=recorded), patched(Report, ok=property(read_ok)):
         yield
 
 
 def watched_run(tests: Callable, spike: type) -> Watched:
     """Run tests(spike) contained, recording the doctor's reports on the spike."""
-    doctor: list[tuple[bool, tuple[str, ...]]] = []
+    doctor: list[DoctorSeen] = []
     with _doctor_reports(spike, doctor):
         outcome = run(tests, spike)
     return Watched(outcome, doctor)
@@ -102,16 +123,20 @@ def _right_case(right: Watched) -> Case:
     got = describe(outcome, PLACEHOLDER)
     if isinstance(outcome.error, GradcheckError):
         return Case(words.RIGHT, False, words.RIGHT_EXPECTED, got, words.GRADCHECK, words.READ)
-    found = [(declared, codes) for declared, codes in right.doctor if codes]
-    if found and found[0][0] and found[0][1] == ("gradient",):  # only the gradient differs
+    found = [seen for seen in right.doctor if seen.codes]
+    if found and found[0].declared and found[0].codes == ("gradient",):  # only the gradient
         fix = words.DOCTOR_FAILED_RIGHT
-    elif found and found[0][0]:
-        fix = words.DOCTOR_OTHER_ON_RIGHT.format(codes=", ".join(found[0][1]))
+    elif found and found[0].declared:
+        fix = words.DOCTOR_OTHER_ON_RIGHT.format(codes=", ".join(found[0].codes))
     elif found:
         fix = words.NO_RULE_FAILED_RIGHT
+    elif isinstance(outcome.error, NameError) and outcome.error.name:
+        fix = words.UNDEFINED.format(name=outcome.error.name) + words.DEFINE.get(
+            outcome.error.name, ""
+        )
     elif outcome.example_nonfinite and falsifying_example(outcome):
         fix = words.DREW_NONFINITE.format(drawn=" and ".join(sorted(outcome.example_nonfinite)))
-    elif falsifying_example(outcome):
+    elif falsifying_example(outcome) and _assertion(outcome.error):
         fix = words.RIGHT_OTHERWISE + " " + words.FAILED_ON_DRAWN
     else:
         fix = words.RIGHT_OTHERWISE
@@ -121,7 +146,7 @@ def _right_case(right: Watched) -> Case:
 def _doctor_case(right: Watched, trusted: bool) -> Case:
     if not trusted:
         return Case.not_checked(words.DOCTOR, words.FAILS_RIGHT)
-    if any(declared for declared, _ in right.doctor):
+    if any(seen.declared for seen in right.doctor):
         return Case(words.DOCTOR, True)
     got = words.DOCTOR_NO_RULE if right.doctor else words.DOCTOR_NEVER
     return Case(words.DOCTOR, False, words.DOCTOR_EXPECTED, got, words.DOCTOR_FIX, words.READ)
@@ -134,12 +159,20 @@ def _mistake_case(mistake: Mistake, tests: Callable, trusted: bool) -> Case:
     watched = watched_run(tests, mistake.fn)
     if watched.outcome.found:
         return Case(name, True)
-    reported = sorted({code for _, codes in watched.doctor for code in codes})
-    if reported:  # the doctor found it, and the tests threw its report away
-        got = words.REPORT_UNCHECKED.format(codes=", ".join(reported))
-        return Case(name, False, words.CAUGHT_EXPECTED, got, words.CHECK_REPORT, words.READ)
+    found = [seen for seen in watched.doctor if seen.codes]
+    if found:  # the doctor found it, and the tests let it pass
+        codes = ", ".join(sorted({code for seen in found for code in seen.codes}))
+        if any(seen.read for seen in found):
+            got, fix = words.REPORT_SWALLOWED.format(codes=codes), words.LET_IT_FAIL
+        else:
+            got, fix = words.REPORT_UNCHECKED.format(codes=codes), words.CHECK_REPORT
+        return Case(name, False, words.CAUGHT_EXPECTED, got, fix, words.READ)
     got = words.MISSED if watched.outcome.applied else words.MISSED_UNRUN
-    return Case(name, False, words.CAUGHT_EXPECTED, got, words.CATCH[mistake.key], words.READ)
+    fix = words.CATCH[mistake.key]
+    below = sorted({seen.dtype for seen in watched.doctor if "float64" not in seen.dtype})
+    if mistake.key == "float-output" and below:
+        fix = words.DOCTOR_BELOW_FLOAT64.format(dtype=" and ".join(below))
+    return Case(name, False, words.CAUGHT_EXPECTED, got, fix, words.READ)
 
 
 def _property_case(right: Outcome, probe: Outcome | None, uncalled: str, trusted: bool) -> Case:
@@ -148,18 +181,33 @@ def _property_case(right: Outcome, probe: Outcome | None, uncalled: str, trusted
     name, expected = words.PROPERTY, words.PROPERTY_EXPECTED.format(n=ENOUGH_EXAMPLES)
     if not trusted or probe is None:
         return Case.not_checked(name, words.FAILS_RIGHT)
-    if probe.found:
-        return Case(name, True)
     drawn = len(right.drawn)
+    if probe.found and drawn >= ENOUGH_EXAMPLES:
+        return Case(name, True)
+    if probe.found:
+        got = words.TOO_FEW.format(inputs=_inputs(drawn))
+        return Case(name, False, expected, got, words.DRAW_MORE, words.READ_PROPERTY)
     if uncalled:
         got, fix = words.UNCALLED_GOT.format(test=uncalled), words.UNCALLED.format(test=uncalled)
     elif drawn == 0:
         got, fix = words.NOTHING_DRAWN, words.PROPERTY_HOW
     elif not probe.backward_drawn:
-        got, fix = words.NO_GRADIENT_DRAWN.format(n=drawn), words.CHECK_GRADIENT
+        got, fix = words.NO_GRADIENT_DRAWN.format(inputs=_inputs(drawn)), words.CHECK_GRADIENT
     else:
-        got, fix = words.PROBE_MISSED.format(n=drawn), words.CHECK_MORE
+        fix = words.CHECK_MORE if drawn >= ENOUGH_EXAMPLES else words.DRAW_MORE
+        got = words.PROBE_MISSED.format(inputs=_inputs(drawn))
     return Case(name, False, expected, got, fix, words.READ_PROPERTY)
+
+
+def _assertion(error: BaseException) -> bool:
+    """An assert that failed, alone or as the first of hypothesis's group of failures."""
+    if isinstance(error, BaseExceptionGroup) and error.exceptions:
+        return _assertion(error.exceptions[0])
+    return isinstance(error, AssertionError)
+
+
+def _inputs(count: int) -> str:
+    return f"{count} drawn input" + ("" if count == 1 else "s")
 
 
 def _uncalled(tests: Callable) -> str:

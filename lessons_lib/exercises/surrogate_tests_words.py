@@ -33,8 +33,8 @@ GRADCHECK = (
 )
 DOCTOR_FAILED_RIGHT = (
     "the doctor, given your grad_reference, found a problem with the right spike: your "
-    "grad_reference is not the declared rule, grad_out times the fast-sigmoid bump at the "
-    "threshold, with None for the threshold and the width: (grad_out * surrogate_slope(x, "
+    "grad_reference is not the declared rule, grad_out times the fast-sigmoid bump centred on "
+    "the threshold, with None for the threshold and the width: (grad_out * surrogate_slope(x, "
     '"fast-sigmoid", threshold, width), None, None).'
 )
 DOCTOR_OTHER_ON_RIGHT = (
@@ -62,6 +62,17 @@ FAILED_ON_DRAWN = (
     "number, bound what @given draws: st.floats(-10, 10) for x, st.floats(-100, 100) for "
     "grad_out."
 )
+UNDEFINED = "Your tests use {name}, which nothing defined before they ran: define it first."
+DEFINE = {
+    "fires": (
+        " fires is the step the doctor compares forward with: def fires(x, threshold, width): "
+        "return (x >= threshold).to(x.dtype)."
+    ),
+    "rule": (
+        " rule is the declared backward: def rule(x, threshold, width, grad_out): return "
+        'grad_out * surrogate_slope(x, "fast-sigmoid", threshold, width), None, None.'
+    ),
+}
 FAILS_RIGHT = "your tests fail the right spike, so a catch would prove nothing"
 
 DOCTOR = "runs the doctor with grad_reference, the declared rule"
@@ -80,6 +91,19 @@ MISSED_UNRUN = "my_surrogate_tests found nothing wrong, and never called its app
 REPORT_UNCHECKED = (
     "my_surrogate_tests ran the doctor on it, which reported {codes}, and still found nothing "
     "wrong: the report's verdict was never checked"
+)
+REPORT_SWALLOWED = (
+    "my_surrogate_tests ran the doctor on it, which reported {codes}, read report.ok, and "
+    "still found nothing wrong: something after it (an except, an if) let it pass"
+)
+LET_IT_FAIL = (
+    "Let the failure out: assert report.ok, str(report), with no try/except around it, so "
+    "the test raises when the doctor finds something."
+)
+DOCTOR_BELOW_FLOAT64 = (
+    "Your doctor call checked in {dtype}, because its x was {dtype}: forward's float32 output "
+    "then looks right. Give the doctor float64 x (dtype=torch.float64), and it reports the "
+    "output's dtype."
 )
 CHECK_REPORT = (
     "check_function gives back a report and raises nothing, so make the test fail on it: "
@@ -124,13 +148,21 @@ PROPERTY_HOW = (
     "sensible bump does: linear in grad_out, highest at the threshold. Call it at the end."
 )
 NO_GRADIENT_DRAWN = (
-    "your property test ran on {n} drawn inputs, backward never ran inside it, and it found "
+    "your property test ran on {inputs}, backward never ran inside it, and it found "
     "nothing wrong with a spike whose backward is wrong only while hypothesis draws"
 )
 PROBE_MISSED = (
-    "your property test ran on {n} drawn inputs, backward ran inside it, and it found nothing "
+    "your property test ran on {inputs}, backward ran inside it, and it found nothing "
     "wrong with a spike whose backward is wrong only while hypothesis draws (its bump sits 3 "
     "widths above the threshold and it clips grad_out)"
+)
+TOO_FEW = (
+    "your property test caught a spike that is wrong only while hypothesis draws, but it ran "
+    "on only {inputs}"
+)
+DRAW_MORE = (
+    "Let hypothesis draw more: at least 10 examples (its default is 100; "
+    "@settings(max_examples=...) sets it). A handful of draws can miss a wrong gradient."
 )
 CHECK_MORE = (
     "Your property test computes the gradient; make it assert what any sensible bump does: "

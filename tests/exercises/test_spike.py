@@ -147,6 +147,6 @@ def test_a_threshold_and_width_written_into_backward_are_caught():
     verdict = check_spike(spike(slope=slope))
     assert marks(verdict) == "✓✓✓✗✓"
     failure = verdict.first_failure
-    assert "with threshold -0.5, width 2, backward gave back the bump for threshold 1" in (
+    assert "With threshold -0.5, width 2, backward gave back the bump for threshold 1" in (
         failure.fix
     )

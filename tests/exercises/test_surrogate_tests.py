@@ -117,7 +117,7 @@ def test_an_uncalled_property_test_is_named():
 def test_a_property_test_of_forward_alone_is_told_backward_never_ran_in_it():
     verdict = check_my_surrogate_tests(property_of_forward_only)
     assert marks(verdict) == ["✓"] * 6 + ["✗"]
-    assert verdict.cases[-1].got == words.NO_GRADIENT_DRAWN.format(n=20)
+    assert verdict.cases[-1].got == words.NO_GRADIENT_DRAWN.format(inputs="20 drawn inputs")
 
 
 def test_the_probe_is_right_outside_hypothesis():
@@ -159,3 +159,62 @@ def test_a_rule_off_the_threshold_is_blamed_on_the_rule():
     verdict = check_my_surrogate_tests(off_threshold_rule)
     assert marks(verdict) == ["✗"] + ["○"] * 6
     assert verdict.cases[0].fix == words.DOCTOR_FAILED_RIGHT
+
+
+def doctor_swallowed(spike):
+    report = check_function(spike, fires, grad_reference=declared_rule, inputs=(X, 1.0, 0.5))
+    try:
+        assert report.ok, str(report)
+    except AssertionError:
+        print("the doctor found something")
+
+
+def test_a_doctor_report_read_then_swallowed_is_told_to_let_the_failure_out():
+    verdict = check_my_surrogate_tests(doctor_swallowed)
+    off_centre = verdict.cases[2]
+    assert not off_centre.passed
+    assert off_centre.got == said(words.REPORT_SWALLOWED, "doctor_swallowed").format(
+        codes="gradient"
+    )
+    assert off_centre.fix == words.LET_IT_FAIL
+
+
+def doctor_in_float32(spike):
+    x = X.to(torch.float32)
+    report = check_function(spike, fires, grad_reference=declared_rule, inputs=(x, 1.0, 0.5))
+    assert report.ok, str(report)
+
+
+def test_a_doctor_given_float32_is_told_to_give_it_float64():
+    float_output = check_my_surrogate_tests(doctor_in_float32).cases[3]
+    assert float_output.name.startswith("catches float-output") and not float_output.passed
+    assert float_output.fix == words.DOCTOR_BELOW_FLOAT64.format(dtype="float32")
+
+
+def few_draws(spike):
+    @settings(max_examples=3, database=None)
+    @given(st.floats(-3, 3), st.floats(-100, 100))
+    def linear(point, c):
+        x = torch.tensor([point], dtype=torch.float64, requires_grad=True)
+        (grad,) = torch.autograd.grad(spike.apply(x, 1.0, 0.5), x, torch.full_like(x, c))
+        want = c * surrogate_slope(x.detach(), "fast-sigmoid", 1.0, 0.5)
+        assert torch.allclose(grad, want)
+
+    property_never_called(spike)  # the doctor with the rule, asserted
+    linear()
+
+
+def test_a_property_test_of_three_draws_is_told_to_draw_more():
+    prop = check_my_surrogate_tests(few_draws).cases[-1]
+    assert not prop.passed and prop.fix == words.DRAW_MORE
+
+
+def doctor_without_fires(spike):
+    report = check_function(spike, steps, grad_reference=declared_rule, inputs=(X, 1.0, 0.5))  # noqa: F821
+    assert report.ok, str(report)
+
+
+def test_an_undefined_name_is_named():
+    first = check_my_surrogate_tests(doctor_without_fires).cases[0]
+    assert first.fix == words.UNDEFINED.format(name="steps")
+    assert "name 'steps' is not defined" in first.got

@@ -6,6 +6,7 @@ import contextlib
 import functools
 import inspect
 import io
+import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -224,8 +225,9 @@ def falsifying_example(outcome: Outcome) -> bool:
 
 
 def _one_line(note: str) -> str:
-    """Hypothesis's multi-line note on the failing example, as one line."""
-    text = " ".join(note.split())
+    """Hypothesis's multi-line note on the failing example, as one line, without its
+    comments ("# or any other generated value" would swallow what follows it)."""
+    text = " ".join(re.sub(r"\s+#[^\n]*", "", note).split())
     return text.replace("( ", "(").replace(", )", ")").replace(",)", ")")
 
 

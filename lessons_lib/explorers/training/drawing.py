@@ -32,6 +32,12 @@ COLUMNS = 3  # panels across; more shapes take a second row
 TITLE_PX, TEXT_PX = 22, 18
 
 
+def line_widths(count: int) -> list[float]:
+    """Each width's line thinner than the one drawn before it: two runs that both reach a
+    loss of 0 stay visible, the later line inside the earlier one."""
+    return [2.0 + 1.5 * (count - 1 - i) for i in range(count)]
+
+
 def draw_runs(runs: list[Run], shapes: list[str], widths: list[float], ratio: int = 1) -> bytes:
     """The loss curves as a PNG, WIDTH x HEIGHT CSS px at `ratio` device pixels per px."""
     figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI * ratio)
@@ -46,9 +52,9 @@ def draw_runs(runs: list[Run], shapes: list[str], widths: list[float], ratio: in
         # A wide grey band under the widths' lines: a width that does not learn either
         # draws its line on top of it, in view, instead of hidden beneath it.
         ax.plot(steps, truth.training.losses, color=TRUE_GREY, lw=8, zorder=1)
-        for width, colour in zip(widths, COLOURS, strict=False):
+        for width, colour, line in zip(widths, COLOURS, line_widths(len(widths)), strict=False):
             losses = by_key[(shape, width)].training.losses
-            ax.plot(steps, losses, color=PALETTE[colour], lw=2.5)
+            ax.plot(steps, losses, color=PALETTE[colour], lw=line)
         ax.axhline(GOAL, color="#999999", lw=1, ls=":")
         ax.set_title(shape, fontsize=points(TITLE_PX))
         ax.tick_params(labelsize=points(TEXT_PX))
@@ -61,8 +67,8 @@ def draw_runs(runs: list[Run], shapes: list[str], widths: list[float], ratio: in
     for ax in axes[::across]:
         ax.set_ylabel("loss", fontsize=points(TEXT_PX))
     handles = [
-        axes[0].plot([], [], color=PALETTE[c], lw=2.5, label=f"width {w:g}")[0]
-        for w, c in zip(widths, COLOURS, strict=False)
+        axes[0].plot([], [], color=PALETTE[c], lw=line, label=f"width {w:g}")[0]
+        for w, c, line in zip(widths, COLOURS, line_widths(len(widths)), strict=False)
     ]
     handles.append(axes[0].plot([], [], color=TRUE_GREY, lw=8, label="true gradient")[0])
     handles.append(axes[0].plot([], [], color="#999999", ls=":", lw=1, label=f"loss {GOAL:g}")[0])

@@ -267,7 +267,7 @@ SPIKE_CLAIMS = [
     ),
     claim(
         "with threshold <t>, width <w>, backward gave back the bump for threshold <t0>, width <w0>",
-        r"with threshold (?P<t>-?[\d.]+), width (?P<w>[\d.]+), backward gave back the bump for "
+        r"[Ww]ith threshold (?P<t>-?[\d.]+), width (?P<w>[\d.]+), backward gave back the bump for "
         r"threshold (?P<t0>-?[\d.]+), width (?P<w0>[\d.]+)",
         lambda found, a: any(
             _gave(p, _bump(p, float(found["t0"]), float(found["w0"])))
@@ -277,7 +277,7 @@ SPIKE_CLAIMS = [
     ),
     claim(
         "with threshold <t>, width <w>, backward's bump was <w0> wide, the first setting's width",
-        r"with threshold (?P<t>-?[\d.]+), width (?P<w>[\d.]+), backward's bump was (?P<w0>[\d.]+) "
+        r"[Ww]ith threshold (?P<t>-?[\d.]+), width (?P<w>[\d.]+), backward's bump was (?P<w0>[\d.]+) "
         r"wide",
         lambda found, a: any(
             _gave(p, _bump(p, p.threshold, float(found["w0"])))
@@ -287,7 +287,7 @@ SPIKE_CLAIMS = [
     ),
     claim(
         "with threshold <t>, width <w>, backward's bump was centred at <t0>",
-        r"with threshold (?P<t>-?[\d.]+), width (?P<w>[\d.]+), backward's bump was centred at "
+        r"[Ww]ith threshold (?P<t>-?[\d.]+), width (?P<w>[\d.]+), backward's bump was centred at "
         r"(?P<t0>-?[\d.]+)",
         lambda found, a: any(
             _gave(p, _bump(p, float(found["t0"]), p.width))

@@ -11,6 +11,7 @@ import contextlib
 from torch.autograd.gradcheck import GradcheckError
 
 from lessons_lib.doctor.examination import Examination
+from lessons_lib.doctor.report import Report
 from lessons_lib.exercises import surrogate_tests_words as words
 from lessons_lib.exercises.clamp.observe import run
 from lessons_lib.exercises.spike_answers import SpikeAnswer
@@ -35,17 +36,23 @@ def doctor_calls(seen: list[bool]):
 
 
 @contextlib.contextmanager
-def reports_on(fn, codes: list[str]):
-    """Record the codes of every doctor report made on fn."""
-    start = Examination.report
+def reports_on(fn, codes: list[str], read: list[bool]):
+    """Record the codes of every doctor report made on fn, and whether its ok was read."""
+    start, ok = Examination.report, Report.ok
+    made_on_fn: set[int] = set()
 
     def report(self, name):
         made = start(self, name)
         if self.fn is fn:
             codes.extend(made.codes)
+            made_on_fn.add(id(made))
         return made
 
-    with patched(Examination, report=report):
+    def read_ok(self):
+        read.append(id(self) in made_on_fn)
+        return ok.fget(self)
+
+    with patched(Examination, report=report), patched(Report, ok=property(read_ok)):
         yield
 
 
@@ -100,13 +107,15 @@ def false_claims(attempt: SuiteAttempt) -> list[str]:
             found.append(f"doctor: says {doctor.got!r}, the fact is {want!r}")
     for case, mistake in zip(caught, MISTAKES, strict=True):
         codes: list[str] = []
-        with reports_on(mistake.fn, codes):
+        read: list[bool] = []
+        with reports_on(mistake.fn, codes, read):
             caught_it = raises(tests, mistake.fn)
         if case.passed is not caught_it:
             found.append(f"{case.name}: marked {case.mark}, the suite alone disagrees")
-        unchecked = words.REPORT_UNCHECKED.format(codes=", ".join(sorted(set(codes))))
-        if not case.passed and (case.got == unchecked) is not bool(codes):
-            found.append(f"{case.name}: says {case.got!r}; the doctor reported {codes}")
+        said = words.REPORT_SWALLOWED if any(read) else words.REPORT_UNCHECKED
+        reported = said.format(codes=", ".join(sorted(set(codes))))
+        if not case.passed and (case.got == reported) is not bool(codes):
+            found.append(f"{case.name}: says {case.got!r}; reported {codes}, ok read: {any(read)}")
     if prop.passed is not raises(tests, WrongWhileDrawing):
         found.append(f"{prop.name}: marked {prop.mark}, the suite alone disagrees")
     if not attempt.property_called:

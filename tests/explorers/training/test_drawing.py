@@ -52,3 +52,7 @@ def test_each_shape_gets_a_panel_with_each_width_and_the_flat_true_gradient(monk
         truth, *lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 21]
         assert len(lines) == len(widths)
         assert len(set(np.asarray(truth.get_ydata()))) == 1  # flat: nothing moves
+
+
+def test_each_widths_line_is_thinner_than_the_one_drawn_before_it():
+    assert drawing.line_widths(3) == [5.0, 3.5, 2.0] and drawing.line_widths(1) == [2.0]
