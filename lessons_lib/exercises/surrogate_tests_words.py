@@ -25,9 +25,9 @@ USE_SPIKE = (
 )
 GRADCHECK = (
     "gradcheck compares backward with finite differences of forward, and a surrogate is by "
-    "design not that: the step is flat at every point, so its numerical gradient is 0 where "
-    "backward gives the bump. gradcheck fails any surrogate wherever its bump is not 0, right "
-    "or wrong, and the fast sigmoid's bump is nowhere 0. Hold "
+    "design not that: the step is flat everywhere but at the threshold, so its numerical gradient is 0 where "
+    "backward gives the bump. gradcheck fails any surrogate near its threshold, where the "
+    "bump stands above gradcheck's tolerance, right or wrong. Hold "
     "backward to its declared rule instead: check_function(spike, reference, "
     "grad_reference=rule, inputs=(x, 1.0, 0.5))."
 )
@@ -186,7 +186,7 @@ ANSWER = (
 HINTS = (
     Hint(
         "the idea",
-        "gradcheck fails any surrogate wherever its bump is not 0, so it cannot judge one. Two tools can: the doctor "
+        "gradcheck fails any surrogate near its threshold, right or wrong, so it cannot judge one. Two tools can: the doctor "
         "with grad_reference, which holds backward to the rule you declare (and checks the "
         "output's dtype and that the gradient scales with grad_out), and a property test, "
         "which says what any sensible bump does without its formula.",
