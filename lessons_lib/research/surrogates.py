@@ -3,7 +3,8 @@
 - A surrogate bump is the density of a noise: the step with that noise added, averaged,
   is the smoothed step, so the bump is the exact slope of the averaged step (`noise`,
   `averaged_step_slope`, measured by Monte Carlo); the task's bump of a noise of one's own
-  (`laplace_slope`, `laplace_noise`, `slope_of_averaged_step`, `slope_against_bump`).
+  (`laplace_slope`, `laplace_noise`, `slope_of_averaged_step`, `slope_against_bump`,
+  `try_noise`).
 - On one stochastic binary unit, whose expected loss has an exact gradient, the bias and
   variance of straight-through, REINFORCE and Gumbel straight-through (`unit_estimates`).
 - Width against shape on lesson 3's threshold neuron (`steps_to_loss`).
@@ -32,6 +33,7 @@ __all__ = [
     "slope_against_bump",
     "slope_of_averaged_step",
     "steps_to_loss",
+    "try_noise",
     "unit_estimates",
     "unit_exact_gradient",
 ]
@@ -113,6 +115,33 @@ def slope_against_bump(
             f"agree within {tolerance:g}: {agree}",
         ]
     )
+
+
+def try_noise(
+    noise_fn: Callable, bump: Callable, width: float = 1.0, count: int = 1_000_000
+) -> str:
+    """The task's check of a learner's noise: its draws' kind and count, whether the same
+    seed gives the same draws, then slope_against_bump at the five points of section 1."""
+    if not callable(noise_fn):
+        raise InputError(f"try_noise needs your noise function; got {_kind(noise_fn)}")
+    draws = noise_fn(width, count, torch.Generator().manual_seed(0))
+    again = noise_fn(width, count, torch.Generator().manual_seed(0))
+    if not isinstance(draws, torch.Tensor) or not draws.is_floating_point() or draws.dim() != 1:
+        raise InputError(f"the noise must be a 1-D tensor of floats; it gave {_kind(draws)}")
+    kind = str(draws.dtype).removeprefix("torch.")
+    lines = [
+        f"draws: {draws.numel():,} numbers of {kind}"
+        + ("" if draws.numel() == count else f" (asked for {count:,})")
+        + ("" if draws.dtype == torch.float64 else " (the task asks for float64)"),
+        "the same seed gives the same draws: "
+        + (
+            "True"
+            if torch.equal(draws, again)
+            else "False (it draws from something besides the generator it is given)"
+        ),
+    ]
+    x = torch.tensor([-1.5, -0.6, 0.0, 0.4, 1.2], dtype=torch.float64)
+    return "\n".join([*lines, slope_against_bump(x, draws.double(), bump(x, width))])
 
 
 def laplace_slope(x: torch.Tensor, width: float = 1.0) -> torch.Tensor:

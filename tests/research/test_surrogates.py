@@ -17,9 +17,11 @@ from lessons_lib.research import (
     slope_against_bump,
     slope_of_averaged_step,
     steps_to_loss,
+    try_noise,
     unit_estimates,
     unit_exact_gradient,
 )
+from lessons_lib.running import InputError
 from lessons_lib.surrogate_gradients import TrueStep, make_spike, smoothed_step, surrogate_slope
 
 F64 = torch.float64
@@ -180,3 +182,21 @@ def test_a_constant_or_piecewise_constant_bump_has_no_second_derivative_graph(sh
     first, second = first_and_second(make_spike(shape, width=1.0).apply, x)
     assert second is None
     assert torch.equal(first, surrogate_slope(x, shape, width=1.0))
+
+
+def test_try_noise_says_the_draws_kind_whether_the_seed_decides_them_and_the_agreement():
+    right = try_noise(laplace_noise, laplace_slope, count=200_000)
+    assert right.splitlines()[:2] == [
+        "draws: 200,000 numbers of float64",
+        "the same seed gives the same draws: True",
+    ]
+    assert right.endswith("agree within 0.025: True")
+    unseeded = try_noise(
+        lambda w, n, g: torch.distributions.Laplace(0.0, w).sample((n,)), laplace_slope, count=1000
+    )
+    assert "float32 (the task asks for float64)" in unseeded
+    assert "the same seed gives the same draws: False" in unseeded
+    with pytest.raises(InputError, match="noise function"):
+        try_noise(3, laplace_slope)
+    with pytest.raises(InputError, match="it gave list"):
+        try_noise(lambda w, n, g: [w], laplace_slope)
