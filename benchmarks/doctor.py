@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.doctor [--repeat N] [--corpus]
 
-Every Function in tests/doctor_catalogue.py (learner mistakes and correct code), or with
+Every Function in tests/doctor_catalogue/ (learner mistakes and correct code), or with
 --corpus in tests/doctor/corpus/ (Functions rewritten from public projects), is checked N
 times in this one process, after one warm-up check each; the script prints the median and
 the slowest per-Function time against the 20 ms target, so checking on every cell run

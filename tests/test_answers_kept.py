@@ -1,7 +1,7 @@
 """No answer's code in plain view: every answer and its passing check are folded away.
 
 The notebooks as JupyterLab opens them; the site's pages and the decks are checked with
-the same reading (tests/answer_leaks.py) in tests/test_site.py and tests/test_slides.py.
+the same reading (tests/answer_leaks.py) in tests/site/test_pages.py and tests/test_slides.py.
 Each rule is also shown failing on a leak planted on purpose.
 """
 

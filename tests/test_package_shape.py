@@ -15,6 +15,20 @@ LIMITS = {"module": 450, "class": 160, "function": 80}  # lines, as issue 20 set
 SCRIPTS = sorted(PACKAGE.rglob("*.js"))  # the explorers' front end: held to the module limit
 
 
+def tracked_sources() -> list[Path]:
+    """Every .py and .js file git tracks here (tests, tools, benchmarks, site/ too), bar npm's."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "*.py", "*.js"], cwd=ROOT, capture_output=True, text=True
+    )
+    paths = (ROOT / name for name in listed.stdout.split("\0") if name)
+    return sorted(p for p in paths if "node_modules" not in p.parts and p.is_file())
+
+
+SOURCES = tracked_sources()
+# Being split in two; this entry goes when benchmarks/class_load.py is under the limit.
+OVER_THE_LIMIT_FOR_NOW = {"benchmarks/class_load.py"}
+
+
 def units(path: Path) -> list[tuple[str, str, int]]:
     """Every class and function in a module: (kind, qualified name, lines)."""
     found = []
@@ -45,6 +59,29 @@ def test_no_room_is_too_big(path):
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_script_is_longer_than_a_module_may_be(path):
     assert len(path.read_text().splitlines()) <= LIMITS["module"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            path,
+            marks=pytest.mark.xfail(strict=True, reason="being split: see OVER_THE_LIMIT_FOR_NOW")
+            if str(path.relative_to(ROOT)) in OVER_THE_LIMIT_FOR_NOW
+            else (),
+        )
+        for path in SOURCES
+    ],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_no_file_of_the_repository_is_longer_than_a_module_may_be(path):
+    assert len(path.read_text().splitlines()) <= LIMITS["module"]
+
+
+def test_the_repository_has_sources_to_check_beyond_the_package():
+    assert {p.parent.name for p in SOURCES} >= {"tests", "tools", "benchmarks", "lessons_lib"}, (
+        "git ls-files found too little: is this a clone?"
+    )
 
 
 def test_the_package_has_scripts_to_check():

@@ -5,7 +5,8 @@ import torch
 from torch.autograd import Function
 
 from lessons_lib.doctor.examination import check_function
-from tests.doctor_catalogue import PAIR, broadcast_mul_backward, mul_forward, swapped_needs_backward
+from tests.doctor_catalogue.correct import broadcast_mul_backward
+from tests.doctor_catalogue.state import PAIR, mul_forward, swapped_needs_backward
 from tests.learner_functions import function
 
 

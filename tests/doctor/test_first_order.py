@@ -9,7 +9,9 @@ from lessons_lib.doctor.examination import check_function
 from lessons_lib.doctor.findings import LESSON_SECTIONS
 from lessons_lib.doctor.samples import default_inputs, upstream_gradient
 from lessons_lib.research import HardGate
-from tests.doctor_catalogue import BOUNDED, CORRECT, WRONG, clamp_lo_hi
+from tests.doctor_catalogue import CORRECT, WRONG
+from tests.doctor_catalogue.results import BOUNDED
+from tests.doctor_catalogue.shared import clamp_lo_hi
 from tests.learner_functions import cube, function, save_and
 
 

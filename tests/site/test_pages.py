@@ -1,15 +1,9 @@
-"""`make site`: the course as a static website, built from the stored outputs (tools/site.py).
-
-The pages in a browser (nothing fetched from elsewhere, search, phone width) are in
-tests/ui/test_site_in_browser.py; here, what the build writes and what stops it.
-"""
+"""What `make site` writes: a page for every notebook, in course order, each stored output on
+its page, answers folded for students and open for teachers, nothing loaded from elsewhere,
+launch buttons only when the repository is known."""
 
 import importlib
-import os
 import re
-import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,61 +12,24 @@ import pytest
 
 from tests.answer_leaks import answer_code, page_leaks
 from tests.lab_server import ROOT
+from tests.site.build import (
+    HUB,
+    NO_BUTTONS,
+    REPOSITORY,
+    SITE,
+    TEACHERS_SITE,
+    build_site,
+    load_site_module,
+    make_site,
+)
+from tests.site.pages import page_of, read_page, shown_text, shown_words, site_pages_of, words
 from tools.credit import credit_line
 from tools.notebooks import notebook_paths
-from tools.site import OUT, broken_links, stage
 
-SITE = OUT["students"]
-TEACHERS_SITE = OUT["teacher"]
 GUIDE = "notebooks/teachers-guide.html"
 EXERCISE = ROOT / "notebooks" / "exercises" / "your-own-backward-pass.ipynb"
-REPOSITORY = "https://github.com/ada/backward-course"
-HUB = "https://hub.example.edu"
 EXPLORER = "application/vnd.jupyter.widget-view+json"
 LAUNCH_MENU = "dropdown-launch-buttons"  # the theme's rocket menu
-NO_BUTTONS = "No launch buttons (Binder, Colab) on the notebooks' pages: "
-TO_ADD_THEM = "; set SITE_REPOSITORY=https://github.com/OWNER/REPO to add them."
-NO_BUTTONS_EMPTY_SETTING = f"{NO_BUTTONS}SITE_REPOSITORY is empty{TO_ADD_THEM}"
-
-
-def page_of(notebook: Path, site: Path) -> Path:
-    return site / notebook.relative_to(ROOT).with_suffix(".html")
-
-
-def build_site(
-    course: Path, out: Path, edition: str = "students", **env: str
-) -> subprocess.CompletedProcess:
-    where = ["--course", str(course), "--out", str(out)]
-    return subprocess.run(
-        [sys.executable, "-m", "tools.site", "--edition", edition, *where],
-        cwd=ROOT,
-        env=os.environ | env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
-def copy_of_the_course(into: Path) -> Path:
-    """The course's files a site is built from (what tools/site.py copies), to break."""
-    stage(ROOT, into)
-    return into
-
-
-def make_site(*args: str) -> subprocess.CompletedProcess:
-    """`make site` itself, for a clone whose repository is not known."""
-    done = subprocess.run(
-        ["make", "-s", "site", *args],
-        cwd=ROOT,
-        env=os.environ | {"SITE_REPOSITORY": ""},
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"\(\d+ pages, \d+ MiB\) in \d+ s\.", done.stdout), done.stdout
-    assert NO_BUTTONS_EMPTY_SETTING in done.stdout.splitlines(), done.stdout
-    return done
 
 
 @pytest.fixture(scope="module")
@@ -87,63 +44,6 @@ def teachers_site() -> Path:
     """build/site-teacher/: `make site EDITION=teacher`."""
     assert "the teacher's edition: " in make_site("EDITION=teacher").stdout
     return TEACHERS_SITE
-
-
-class PageText(HTMLParser):
-    """A page's visible text (scripts and styles left out), its images and their alt text."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.text: list[str] = []
-        self.images: list[dict[str, str | None]] = []
-        self.loads: list[str] = []  # what the page makes a browser fetch by itself
-        self._skip = 0
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag in ("script", "style"):
-            self._skip += 1
-        if tag == "img":
-            self.images.append(attrs)
-        if tag in ("script", "img", "iframe") and attrs.get("src"):
-            self.loads.append(attrs["src"])
-        if tag == "link" and attrs.get("href") and attrs.get("rel") != "canonical":
-            self.loads.append(attrs["href"])
-
-    def handle_endtag(self, tag):
-        if tag in ("script", "style"):
-            self._skip -= 1
-
-    def handle_data(self, data):
-        if not self._skip:
-            self.text.append(data)
-
-
-def read_page(path: Path) -> PageText:
-    parser = PageText()
-    parser.feed(path.read_text(encoding="utf-8"))
-    return parser
-
-
-def words(text: str) -> str:
-    return " ".join(text.split())
-
-
-def shown_words(page: Path) -> str:
-    """A page's visible text, its words one space apart, Sphinx's curly apostrophes plain."""
-    return words("".join(read_page(page).text)).replace("\u2019", "'")
-
-
-def shown_text(output: nbformat.NotebookNode) -> str:
-    """The text a page must show for a stored output: its HTML's words, else its text."""
-    if output.output_type == "stream":
-        return output.text
-    data = output.get("data", {})
-    if "text/html" in data:
-        parser = PageText()
-        parser.feed(data["text/html"])
-        return "".join(parser.text)
-    return data.get("text/plain", "")
 
 
 def test_make_site_writes_a_page_for_every_notebook_and_the_readme(site):
@@ -200,10 +100,6 @@ def test_the_teachers_edition_has_the_guide_in_the_sidebar(teachers_site):
     assert "Teacher's guide: writing your own backward pass" in guide
     course_map = (teachers_site / "notebooks" / "00-start-here.html").read_text()
     assert 'href="teachers-guide.html"' in course_map
-
-
-def site_pages_of(site: Path) -> list[Path]:
-    return [p for p in sorted(site.rglob("*.html")) if "_static" not in p.relative_to(site).parts]
 
 
 @pytest.mark.parametrize("notebook", notebook_paths(), ids=lambda p: p.stem)
@@ -350,31 +246,6 @@ def test_with_a_repository_each_notebook_launches_itself_on_binder_colab_and_the
     assert credit in words("".join(read_page(out / "README.html").text)), "the footer's"
 
 
-def load_site_module(name: str):
-    """One of site/'s Sphinx extensions (not a package: conf.py puts its folder on the path)."""
-    sys.path.insert(0, str(ROOT / "site"))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(ROOT / "site"))
-
-
-def load_launch_links():
-    return load_site_module("launch_links")
-
-
-def test_make_site_says_why_a_clone_without_a_github_origin_gets_no_launch_buttons():
-    site_tool = importlib.import_module("tools.site")
-    origin = subprocess.run(
-        ["git", "remote", "get-url", "origin"], cwd=ROOT, capture_output=True, text=True
-    ).stdout
-    on_github = re.search(r"github\.com[:/]", origin) is not None
-    expected = None if on_github else f"{NO_BUTTONS}this clone has no GitHub origin{TO_ADD_THEM}"
-    assert site_tool.no_launch_buttons(None) == expected
-    assert site_tool.no_launch_buttons("") == NO_BUTTONS_EMPTY_SETTING
-    assert site_tool.no_launch_buttons(REPOSITORY) is None
-
-
 class OutputBoxes(HTMLParser):
     """The classes of each code cell's output boxes on a page, cell by cell."""
 
@@ -463,140 +334,3 @@ def test_a_reports_read_more_links_to_the_section_it_names(site):
     assert 'href="../01-custom-function/2-developer.html#mistake-4-breaking-the-chain"' in (
         exercise.read_text()
     )
-
-
-def test_a_read_more_whose_heading_is_gone_stops_the_build_naming_it(tmp_path):
-    course = copy_of_the_course(tmp_path / "course")
-    developer = course / "notebooks" / "01-custom-function" / "2-developer.ipynb"
-    heading = "Mistake 3: a wrong derivative that runs fine"
-    nb = nbformat.read(developer, as_version=4)
-    renamed = [cell for cell in nb.cells if cell.cell_type == "markdown" and heading in cell.source]
-    assert renamed
-    for cell in renamed:
-        cell.source = cell.source.replace(heading, "Mistake 3, renamed")
-    nbformat.write(nb, developer)
-    done = build_site(course, tmp_path / "site", SITE_REPOSITORY="")
-    assert done.returncode == 1
-    assert (
-        f"an output cites Lesson 1 developer track, “{heading}”, "
-        "but notebooks/01-custom-function/2-developer has no such heading"
-    ) in done.stderr, done.stderr
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def test_the_repository_is_origin_on_github_as_make_links_reads_it(tmp_path):
-    launch = load_launch_links()
-    git(tmp_path, "init", "-q")
-    assert launch.repository(None, None, cwd=tmp_path) is None, "no origin: no buttons"
-    git(tmp_path, "remote", "add", "origin", "/srv/git/backward-course.git")
-    assert launch.repository(None, None, cwd=tmp_path) is None, "origin not on GitHub"
-    git(tmp_path, "remote", "set-url", "origin", "git@github.com:ada/backward-course.git")
-    found = launch.repository(None, None, cwd=tmp_path)
-    assert (found.owner, found.name, found.binder_ref, found.branch) == (
-        "ada",
-        "backward-course",
-        "HEAD",
-        None,
-    )
-    assert launch.repository("", None, cwd=tmp_path) is None, "an empty setting: none"
-    named = launch.repository(REPOSITORY, "spring", cwd=tmp_path)
-    assert (named.binder_ref, named.branch) == ("spring", "spring")
-
-
-def test_a_repository_setting_not_on_github_is_refused(tmp_path):
-    done = build_site(ROOT, tmp_path / "site", SITE_REPOSITORY="https://gitlab.com/ada/course")
-    assert done.returncode != 0
-    assert "SITE_REPOSITORY='https://gitlab.com/ada/course' is not a GitHub" in done.stderr
-
-
-def one_notebook_course(tmp_path: Path, change) -> tuple[Path, str]:
-    """A course of one notebook (lesson 1's beginner track), changed by change(notebook)."""
-    relative = "notebooks/01-custom-function/1-beginner.ipynb"
-    course = tmp_path / "course"
-    (course / relative).parent.mkdir(parents=True)
-    shutil.copy(ROOT / "README.md", course)
-    nb = nbformat.read(ROOT / relative, as_version=4)
-    change(nb)
-    nbformat.write(nb, course / relative)
-    return course, relative
-
-
-def first_code_cell_after_setup(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    return [cell for cell in nb.cells if cell.cell_type == "code"][1]
-
-
-def test_an_edited_code_cell_stops_the_build_with_one_line_naming_the_notebook(tmp_path):
-    def edit(nb):
-        first_code_cell_after_setup(nb).source += "\nprint('one more line')"
-
-    course, relative = one_notebook_course(tmp_path, edit)
-    done = build_site(course, tmp_path / "site")
-    assert done.returncode == 1
-    assert done.stderr.strip().splitlines() == [
-        f"{relative} has stale outputs (its code changed since they were recorded): "
-        "run `make notebooks` to record them again."
-    ]
-    assert not (tmp_path / "site").exists()
-
-
-def test_a_notebook_without_stored_outputs_stops_the_build_with_one_line(tmp_path):
-    def clear(nb):
-        cell = first_code_cell_after_setup(nb)
-        cell.execution_count, cell.outputs = None, []
-
-    course, relative = one_notebook_course(tmp_path, clear)
-    done = build_site(course, tmp_path / "site")
-    assert done.returncode == 1
-    assert done.stderr.strip().splitlines() == [
-        f"{relative} has code cells with no stored outputs: "
-        "run `make notebooks` to record them again."
-    ]
-
-
-def test_a_notebook_recorded_before_the_digest_counts_as_stale(tmp_path):
-    course, relative = one_notebook_course(tmp_path, lambda nb: nb.metadata.pop("course"))
-    done = build_site(course, tmp_path / "site")
-    assert done.returncode == 1 and relative in done.stderr and "stale" in done.stderr
-
-
-def test_a_broken_link_on_a_page_fails_the_build_naming_the_page_and_the_link(tmp_path):
-    course = copy_of_the_course(tmp_path / "course")
-    guide = course / "notebooks" / "teachers-guide.md"
-    guide.write_text(
-        guide.read_text() + '\n<a href="../notebooks/nowhere.html">a page that is not there</a>\n'
-    )
-    done = build_site(course, tmp_path / "site", "teacher")
-    assert done.returncode == 1
-    assert done.stderr.strip().splitlines() == [
-        "notebooks/teachers-guide.html: broken link '../notebooks/nowhere.html' (no such file)"
-    ]
-
-
-def test_a_markdown_link_to_a_missing_page_fails_the_build_naming_the_page(tmp_path):
-    course = copy_of_the_course(tmp_path / "course")
-    guide = course / "notebooks" / "teachers-guide.md"
-    guide.write_text(guide.read_text() + "\nSee [the old notes](old-notes.md).\n")
-    done = build_site(course, tmp_path / "site", "teacher")
-    assert done.returncode == 1
-    assert re.search(r"teachers-guide\.md:\d+: WARNING: .*'old-notes\.md'", done.stderr), (
-        done.stderr
-    )
-
-
-def test_the_link_check_names_missing_files_and_anchors(tmp_path):
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "page.html").write_text(
-        '<h1 id="top">A</h1><a href="#top">ok</a><a href="#gone">gone</a>'
-        '<a href="../b.html#here">ok</a><a href="../b.html#there">no anchor</a>'
-        '<img src="../missing.png" alt="x"><a href="https://example.org/x">web</a>'
-        '<a href="mailto:a@example.org">mail</a>'
-    )
-    (tmp_path / "b.html").write_text('<p id="here">B</p><a href="a/page.html">ok</a>')
-    assert broken_links(tmp_path) == [
-        "a/page.html: broken link '#gone' (no such anchor)",
-        "a/page.html: broken link '../b.html#there' (no such anchor)",
-        "a/page.html: broken link '../missing.png' (no such file)",
-    ]
