@@ -661,7 +661,7 @@ def class_load(
 
 
 def report(outcome: Outcome) -> str:
-    """The table per learner, the attempts, and the last line the issue asks for."""
+    """The table per learner, the attempts, and the last line the class needs."""
     lines = [f"{'learner':<22} {'spawn s':>8} {'run s':>8} {'peak MiB':>9}  note"]
     for x in outcome.learners:
         spawn = f"{x.spawn_s:.1f}" if x.spawn_s is not None else "-"

@@ -7,7 +7,7 @@
 JupyterLab (the real `make lab`: loopback only, with its token) serves a scratch notebook
 with the explorers of lessons 1 to 3: two explorers of RoundSTE, the beginner track's: the
 explorer as it is, whose point moves are drawn in the browser, and the kernel-drawn way it
-worked before issue 14 (benchmarks/kernel_drawn.py); lesson 2's step-size explorer of
+worked before (benchmarks/kernel_drawn.py); lesson 2's step-size explorer of
 Cube and lesson 3's surrogate explorer, on the same front end; and lesson 3's training
 explorer as train_surrogates() shows it. Debian's Chromium opens the notebook twice:
 straight, and through a local TCP proxy delaying every chunk by 50 ms each way (a 100 ms

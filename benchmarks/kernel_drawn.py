@@ -1,4 +1,4 @@
-"""The gradient explorer the way it worked before issue 14, for benchmarks/explorer_latency.py.
+"""The gradient explorer the way it worked before its point moves were drawn in the page, for benchmarks/explorer_latency.py.
 
 Every slider event goes to the kernel, which probes the point and sends back a new
 960x600 PNG: the comparison the browser-drawn explorer's point moves are timed against.

@@ -12,7 +12,7 @@ other notebook is opened and run as well. Figures in MiB, each the peak so far o
 tree below `make lab` (tools/lab_memory.py): held (each page once, what a container such
 as Binder's counts; root only), PSS and RSS summed, and the kernels left; each row's goal
 beside it, judged on the course's settings (stock JupyterLab is for comparison): a walk
-within 1 GiB (issue 13; a lesson-3 notebook and its exercise open included), every
+within 1 GiB (a lesson-3 notebook and its exercise open included), every
 notebook open within 2 GiB. --quick measures the course map alone (as
 the test that this script runs does).
 """
