@@ -1,0 +1,59 @@
+"""A learner in Chromium: signs in from the learners' link, moves an explorer's slider."""
+
+import os
+from urllib.parse import quote
+
+from benchmarks.classroom.hub import PASSWORD, Hub
+from benchmarks.classroom.learners import Learner, api
+from tools import class_hub
+
+EXPLORER_CELL = "from lessons_lib import RoundSTE, explore\nexplore(RoundSTE)"
+
+
+def slider_in_chromium(hub: Hub, learner: Learner, pull_path: str) -> float | None:
+    """The learner signs in in Chromium, runs an explorer, moves its slider: ms to picture."""
+    from playwright.sync_api import sync_playwright
+
+    from tools.notebooks import KERNELSPEC
+    from tools.page_timing import key_to_picture
+
+    notebook = {
+        "cells": [{"cell_type": "code", "source": EXPLORER_CELL, "metadata": {},
+                   "outputs": [], "execution_count": None}],
+        "metadata": {"kernelspec": dict(KERNELSPEC)}, "nbformat": 4, "nbformat_minor": 5,
+    }  # fmt: skip
+    server = f"{hub.base}/user/{learner.name}"
+    api(learner, "PUT", f"{server}/api/contents/explorer.ipynb",
+        json={"type": "notebook", "format": "json", "content": notebook}).raise_for_status()  # fmt: skip
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            # Signing in from the link the teacher hands out: the course pulled, JupyterLab at
+            # the course map.
+            link = quote(f"/hub/user-redirect/{pull_path}")
+            page.goto(f"{hub.base}/hub/login?next={link}")
+            page.fill("#username_input", learner.name)
+            page.fill("#password_input", PASSWORD)
+            page.click("#login_submit")
+            try:
+                page.wait_for_url(f"**/lab/tree/course/{class_hub.COURSE_MAP}", timeout=120_000)
+            except Exception as error:
+                raise RuntimeError(f"the learners' link ended at {page.url}") from error
+            page.goto(f"{server}/lab/tree/explorer.ipynb?reset")
+            page.locator(".jp-Notebook .jp-Cell").first.click()
+            picture = page.locator(".explorer-picture[data-revision]")
+            for _ in range(3):  # Shift+Enter before the kernel is ready may be lost
+                page.keyboard.press("Shift+Enter")
+                try:
+                    picture.wait_for(timeout=40_000)
+                    break
+                except Exception:
+                    page.locator(".jp-Notebook .jp-Cell").first.click()
+            handle = page.locator(".lessons-explorer .noUi-handle").first
+            return key_to_picture(handle, picture, "ArrowRight", "data-x", 10_000)
+        finally:
+            browser.close()

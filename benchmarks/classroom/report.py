@@ -1,0 +1,80 @@
+"""What a class load run saw (the Outcome), and the table it prints."""
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.classroom.course_update import CourseUpdate
+from benchmarks.classroom.learners import Learner
+
+MIB = 1 << 20
+
+
+@dataclass
+class Outcome:
+    learners: list[Learner]
+    hub_proxy: int  # bytes, peak
+    culled: tuple[int, int]
+    teacher_opened: bool
+    slider_ms: float | None
+    kept_after_cull: bool
+    update: CourseUpdate | None  # the re-pull across a new course commit
+    course_restored: bool  # the bare repository's branch is back where the run found it
+    log: Path
+    user_prefix: str  # every Unix user of the run starts with it (all removed at the end)
+    started: list[int]  # the hub's and the proxy's pids (all stopped at the end)
+
+    @property
+    def refused(self) -> tuple[int, int]:
+        attempts = [r for learner in self.learners for r in learner.refusals]
+        return sum(refused for _, refused, _ in attempts), len(attempts)
+
+    @property
+    def finished(self) -> int:
+        return sum(learner.run_s is not None for learner in self.learners)
+
+
+def report(outcome: Outcome) -> str:
+    """The table per learner, the attempts, and the last line the issue asks for."""
+    lines = [f"{'learner':<22} {'spawn s':>8} {'run s':>8} {'peak MiB':>9}  note"]
+    for x in outcome.learners:
+        spawn = f"{x.spawn_s:.1f}" if x.spawn_s is not None else "-"
+        run = f"{x.run_s:.1f}" if x.run_s is not None else "-"
+        lines.append(f"{x.name:<22} {spawn:>8} {run:>8} {x.peak / MIB:>9.0f}  {x.error or ''}")
+    lines.append("")
+    lines.append("isolation attempts (each must be refused):")
+    for x in outcome.learners:
+        for what, refused, why in x.refusals:
+            lines.append(f"  {x.name}: {what}: {'refused' if refused else 'ALLOWED'} ({why})")
+        if x.kernel_env_tokens is not None:
+            lines.append(
+                f"  {x.name}: hub tokens in a kernel's environment: {x.kernel_env_tokens or 'none'}"
+            )
+    lines.append(f"teacher (admin) opened a learner's server: {outcome.teacher_opened}")
+    moved = f"{outcome.slider_ms:.0f} ms" if outcome.slider_ms is not None else "no change seen"
+    lines.append(f"Chromium: explorer slider moved, picture changed in {moved}")
+    if (update := outcome.update) is not None:
+        lines.append(f"re-pull after a course update ({update.learner}, {update.seconds:.1f} s):")
+        lines += [f"  {what}: {ok}" for what, ok in update.checks.items()]
+        if update.error:
+            lines.append(f"  failed: {update.error}")
+        lines.append(
+            "re-pull after a course update kept the learner's edit and brought the new "
+            f"change: {update.kept}"
+        )
+    lines.append(
+        f"idle server culled, then the learner's file and edit kept: {outcome.kept_after_cull}"
+    )
+    spawns = [x.spawn_s for x in outcome.learners if x.spawn_s is not None]
+    runs = [x.run_s for x in outcome.learners if x.run_s is not None]
+    peaks = [x.peak for x in outcome.learners if x.peak]
+    refused, attempts = outcome.refused
+    median = lambda xs: statistics.median(xs) if xs else float("nan")  # noqa: E731
+    lines.append(
+        f"class: {len(outcome.learners)} learners, {outcome.finished} finished, "
+        f"spawn median {median(spawns):.1f} s, run median {median(runs):.1f} s, "
+        f"peak {max(peaks, default=0) / MIB:.0f} MiB per learner, "
+        f"hub+proxy {outcome.hub_proxy / MIB:.0f} MiB, refused {refused}/{attempts}, "
+        f"culled {outcome.culled[0]}/{outcome.culled[1]}"
+    )
+    return "\n".join(lines)
