@@ -3,7 +3,8 @@
     python -m benchmarks.class_load --learners 8 [--cull-timeout 45] [--notebook PATH]
 
 Starts the real hub (tools/class_hub.py, as `make class` does) on a free 127.0.0.1 port with
-a state folder of its own and a unique prefix for its Unix users, then:
+a class folder of its own (--prefix, /srv/lessons-class-test: never a live class's), a
+state folder of its own and a unique prefix for its Unix users, then:
 - N learners sign in at once (POST /hub/login); each server spawns as its own Unix user and
   pulls the course through nbgitpuller's API (from the local bare repository);
 - each runs lesson 1's beginner notebook (--notebook for another) top to bottom through
@@ -23,6 +24,7 @@ a state folder of its own and a unique prefix for its Unix users, then:
   one (the learner also deletes a course file); the learner follows the learners' link
   again, and each of nbgitpuller's merging rules is checked (the branch is put back at the
   end);
+- a second hub started on the same class folder is refused, and this one still answers;
 - the last learner stays idle until the idle culler stops its server, signs in again, and
   finds both their own file and their edit to a course notebook after the pull (across
   that course update).
@@ -37,7 +39,7 @@ import sys
 from pathlib import Path
 
 from benchmarks.classroom import browser, course_update, idle, isolation
-from benchmarks.classroom.hub import ROOT, TEACHER_PASSWORD, Hub
+from benchmarks.classroom.hub import PREFIX, ROOT, TEACHER_PASSWORD, Hub
 from benchmarks.classroom.learners import (
     LESSON,
     Learner,
@@ -55,17 +57,21 @@ __all__ = ["Outcome", "class_load", "report"]
 
 
 def class_load(
-    learners: int, cull_timeout: int = 45, log: Path | None = None, lesson: str = LESSON
+    learners: int,
+    cull_timeout: int = 45,
+    log: Path | None = None,
+    lesson: str = LESSON,
+    place: Path = PREFIX,
 ) -> Outcome:
     """The whole class, as the module's docstring says; everything stopped at the end."""
     prefix = f"cl{secrets.token_hex(3)}"
     log = log or ROOT / "build" / "class-load.log"
     log.parent.mkdir(exist_ok=True)
-    hub = Hub(prefix, cull_timeout, log)
+    hub = Hub(prefix, cull_timeout, log, place)
     people = [Learner(f"{prefix}learner{i + 1}") for i in range(learners)]
     teacher = Learner(hub.teacher)
     sampler = None
-    repo = class_hub.class_env.PREFIX / "course.git"
+    repo = place / "course.git"
     found = None  # the course commit the hub published, put back at the end
     try:
         hub.wait()
@@ -81,6 +87,7 @@ def class_load(
         if resting:
             idle.leave_work(room, resting)
         isolation.attempts(room)
+        second_hub = hub.second_hub_refused()
         sign_in(hub, teacher, TEACHER_PASSWORD)
         opened = bool(ready) and isolation.teacher_opens(hub, teacher, ready[0])
         slider = browser.slider_in_chromium(hub, ready[0], pull_path) if ready else None
@@ -95,7 +102,7 @@ def class_load(
         started = [hub.process.pid, hub.proxy_pid()]
         outcome = Outcome(
             people, sampler.hub_proxy, culled, opened, slider, kept, update, False, log,
-            prefix, started,
+            prefix, started, place, second_hub,
         )  # fmt: skip
     finally:
         if sampler:
@@ -116,7 +123,12 @@ if __name__ == "__main__":
     ask.add_argument(
         "--notebook", default=LESSON, help="the notebook each learner runs, in notebooks/"
     )
+    ask.add_argument("--prefix", type=Path, default=PREFIX, help="the run's own class folder")
     args = ask.parse_args()
     if os.geteuid() != 0:
         sys.exit("the class load test creates Unix users: run it as root")
-    print(report(class_load(args.learners, args.cull_timeout, lesson=args.notebook)))
+    print(
+        report(
+            class_load(args.learners, args.cull_timeout, lesson=args.notebook, place=args.prefix)
+        )
+    )

@@ -4,13 +4,15 @@
 
 Checks first, each failing with one line: root (learners are Unix users; else --demo), the
 port free, configurable-http-proxy installed (`npm ci --prefix hub`, which `make class`
-runs). Then it builds the class's environment (tools/class_env.py), publishes this
+runs), no other hub running on the same --prefix (its environment, course repository and
+database are this hub's: PREFIX/hub.lock, locked for the hub's lifetime). Then it builds the class's environment (tools/class_env.py), publishes this
 checkout's HEAD for nbgitpuller as a bare repository learners can read, prints the teacher's
 and the learners' links, and becomes the hub (exec): stopping it stops the proxy, the
 culler and every learner's server.
 """
 
 import argparse
+import fcntl
 import os
 import secrets
 import socket
@@ -40,6 +42,41 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def hold(prefix: Path, port: int) -> int:
+    """Lock PREFIX/hub.lock for as long as this process runs (the hub, after exec); its fd.
+
+    Or exit naming the hub that holds it: a second hub on one prefix would rebuild the
+    first one's environment under it, push its course and share its database.
+    """
+    prefix.mkdir(parents=True, exist_ok=True)
+    lock = prefix / "hub.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        sys.exit(already_running(prefix, lock.read_text()))
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()} {port}\n".encode())
+    os.set_inheritable(fd, True)  # kept across exec: the hub holds it; its children do not
+    return fd
+
+
+def already_running(prefix: Path, holder: str) -> str:
+    """The one line that names the hub holding PREFIX (its lock file says "pid port")."""
+    pid, _, port = holder.strip().partition(" ")
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        command = command.strip()[:200]
+    except (OSError, ValueError):
+        command = "its command unknown"
+    return (
+        f"a class's hub is already running on {prefix}: process {pid} ({command}), port {port}. "
+        f"Stop it first (Ctrl-C where it runs, or kill {pid}), or give this class its own "
+        f"prefix: make class CLASS_ARGS='--prefix {prefix}-2'"
+    )
 
 
 def publish(prefix: Path) -> Path:
@@ -86,7 +123,12 @@ def pull_path(repo: Path) -> str:
 def main(argv: list[str] | None = None) -> None:
     ask = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ask.add_argument("--port", type=int, default=8000)
-    ask.add_argument("--prefix", type=Path, default=class_env.PREFIX)
+    ask.add_argument(
+        "--prefix",
+        type=Path,
+        default=class_env.PREFIX,
+        help="the class's folder: its environment, course repository and state; one hub each",
+    )
     ask.add_argument("--state", type=Path, help="the hub's database and secrets (PREFIX/state)")
     ask.add_argument("--teacher", default="teacher")
     ask.add_argument(
@@ -117,6 +159,7 @@ def main(argv: list[str] | None = None) -> None:
     prefix = args.prefix
     if demo and not os.access(prefix.parent, os.W_OK):
         prefix = Path.home() / ".lessons-class"  # no /srv for a demo without root
+    hold(prefix, args.port)
     env = class_env.build(prefix)
     repo = publish(prefix)
     state = args.state or prefix / "state"

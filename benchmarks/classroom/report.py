@@ -23,6 +23,8 @@ class Outcome:
     log: Path
     user_prefix: str  # every Unix user of the run starts with it (all removed at the end)
     started: list[int]  # the hub's and the proxy's pids (all stopped at the end)
+    place: Path  # the run's class folder (--prefix)
+    second_hub: tuple[str, bool]  # a second hub on it: its one line; the first still up
 
     @property
     def refused(self) -> tuple[int, int]:
@@ -62,6 +64,9 @@ def report(outcome: Outcome) -> str:
             "re-pull after a course update kept the learner's edit and brought the new "
             f"change: {update.kept}"
         )
+    said, up = outcome.second_hub
+    lines.append(f"a second hub on {outcome.place} while this one ran: {said}")
+    lines.append(f"the running hub still answered after it: {up}")
     lines.append(
         f"idle server culled, then the learner's file and edit kept: {outcome.kept_after_cull}"
     )

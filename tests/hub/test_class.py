@@ -10,7 +10,8 @@ course map and moves an explorer's slider. A learner edits a course notebook and
 files of their own, a new course commit is published to the class's bare repository, and
 the learner's next pull (the learners' link again) keeps their work and brings the course's
 change, by nbgitpuller's rules. The idle culler stops an idle server and the learner's file
-and edit survive a new sign-in. Everything started is stopped, the run's Unix users
+and edit survive a new sign-in. The run has a class folder of its own (never a live class's),
+and a second hub started on it while it runs is refused. Everything started is stopped, the run's Unix users
 removed, and the course branch put back.
 """
 
@@ -92,6 +93,17 @@ def test_an_idle_server_is_culled_and_the_learners_work_survives(outcome):
     assert outcome.kept_after_cull
 
 
+def test_a_second_hub_on_the_runs_class_folder_is_refused_and_the_first_runs_on(outcome):
+    from tools.class_env import PREFIX
+
+    assert outcome.place != PREFIX  # a live class's folder is never the run's
+    said, still_up = outcome.second_hub
+    hub, _ = outcome.started
+    assert said.startswith(f"a class's hub is already running on {outcome.place}: process {hub} (")
+    assert f"--prefix {outcome.place}-2" in said
+    assert still_up
+
+
 def test_the_run_leaves_no_unix_user_and_no_process(outcome):
     assert [u.pw_name for u in pwd.getpwall() if u.pw_name.startswith(outcome.user_prefix)] == []
     hub, proxy = outcome.started
@@ -122,7 +134,6 @@ def test_the_class_password_never_opens_an_account_the_hub_did_not_create(outcom
     import subprocess
     import uuid
 
-    from tools.class_env import PREFIX
     from tools.class_hub import HUB
 
     colleague = f"cl{uuid.uuid4().hex[:6]}staff"  # a real account, made outside the hub
@@ -131,7 +142,14 @@ def test_the_class_password_never_opens_an_account_the_hub_did_not_create(outcom
         roster = tmp_path / "created-users"
         names = ["root", "nobody", colleague, "bob smith", "newlearner"]
         run = subprocess.run(
-            [str(PREFIX / "env" / "bin" / "python"), "-c", SIGN_INS, str(HUB), str(roster), *names],
+            [
+                str(outcome.place / "env" / "bin" / "python"),
+                "-c",
+                SIGN_INS,
+                str(HUB),
+                str(roster),
+                *names,
+            ],
             capture_output=True,
             text=True,
             timeout=60,
