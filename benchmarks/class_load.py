@@ -27,13 +27,17 @@ state folder of its own and a unique prefix for its Unix users, then:
 - a second hub started on the same class folder is refused, and this one still answers;
 - the last learner stays idle until the idle culler stops its server, signs in again, and
   finds both their own file and their edit to a course notebook after the pull (across
-  that course update).
+  that course update);
+- the hub, started in the background as a script would (Ctrl-C's SIGINT ignored), gets
+  Ctrl-C: the seconds until it and everything it started have stopped; then `make
+  class-remove` (confirmed) removes the accounts its roster lists.
 Everything it started is stopped, and its Unix users removed, whatever happens. Each
 concern is a module of benchmarks/classroom/ (its __init__ lists them).
 """
 
 import argparse
 import os
+import pwd
 import secrets
 import sys
 from pathlib import Path
@@ -100,9 +104,13 @@ def class_load(
             culled, kept = idle.culled_then_kept(room, teacher, resting, cull_timeout)
         sampler.stop()
         started = [hub.process.pid, hub.proxy_pid()]
+        heeds = hub.culler_heeds_ctrl_c()
+        stopped_s = hub.interrupt()
+        removed, said = hub.remove_accounts()
+        left = [u.pw_name for u in pwd.getpwall() if u.pw_name.startswith(prefix)]
         outcome = Outcome(
             people, sampler.hub_proxy, culled, opened, slider, kept, update, False, log,
-            prefix, started, place, second_hub,
+            prefix, started, place, second_hub, (stopped_s, heeds), (removed, left, said),
         )  # fmt: skip
     finally:
         if sampler:

@@ -15,6 +15,7 @@ import argparse
 import fcntl
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -62,6 +63,22 @@ def hold(prefix: Path, port: int) -> int:
     os.write(fd, f"{os.getpid()} {port}\n".encode())
     os.set_inheritable(fd, True)  # kept across exec: the hub holds it; its children do not
     return fd
+
+
+def holder(prefix: Path) -> str | None:
+    """What PREFIX/hub.lock says ("pid port") while a hub holds it; None when none runs."""
+    lock = prefix / "hub.lock"
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return lock.read_text()
+    finally:
+        os.close(fd)  # releases a lock it took
+    return None
 
 
 def already_running(prefix: Path, holder: str) -> str:
@@ -196,6 +213,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"Learners sign in with a new name (a-z, 0-9) and the class password: {password}")
     print("Stop the class with Ctrl-C: every learner's server stops; their files stay.", flush=True)
     os.chdir(state)
+    # Started in the background by a script (`make class &`), this process ignores Ctrl-C's
+    # SIGINT, and the idle culler, which the hub starts before it sets its own handler,
+    # would inherit that: the hub's SIGINT to it at Ctrl-C is then lost, and stopping waits
+    # 30 s for it (JupyterHub's interrupt_timeout). Every process of the class heeds SIGINT.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     hub = env / "bin" / "jupyterhub"
     os.execve(hub, [str(hub), "-f", str(HUB / "jupyterhub_config.py")], {**os.environ, **settings})
 

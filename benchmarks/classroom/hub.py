@@ -1,5 +1,7 @@
 """The class's hub for the benchmark: started as `make class` starts it, stopped with its users."""
 
+import contextlib
+import io
 import os
 import pwd
 import secrets
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import requests
 
-from tools import class_hub, lab_memory
+from tools import class_accounts, class_hub, lab_memory
 
 ROOT = class_hub.ROOT
 PASSWORD = "class-" + secrets.token_hex(6)
@@ -38,9 +40,14 @@ class Hub:
             f"--teacher-password={TEACHER_PASSWORD}", f"--cull-timeout={cull_timeout}",
             "--cull-every=5", "--activity-interval=5",
         ]  # fmt: skip
-        with log.open("w") as out:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        with log.open("w") as out:  # in the background, as a script starts `make class &`:
+            self.process = subprocess.Popen(  # Ctrl-C's SIGINT ignored, its own process group
+                command,
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
             )
 
     def wait(self, seconds: float = 300) -> None:
@@ -55,14 +62,47 @@ class Hub:
                 raise RuntimeError(f"the hub never answered:\n{self.log.read_text()[-3000:]}")
             time.sleep(0.3)
 
-    def proxy_pid(self) -> int | None:
+    def started(self, command: bytes) -> int | None:
+        """The pid of the hub's process whose command line holds `command`."""
         for pid in lab_memory.descendants(self.process.pid):
             try:
-                if b"configurable-http-proxy" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                if command in Path(f"/proc/{pid}/cmdline").read_bytes():
                     return pid
             except OSError:
                 pass
         return None
+
+    def proxy_pid(self) -> int | None:
+        return self.started(b"configurable-http-proxy")
+
+    def culler_heeds_ctrl_c(self) -> bool:
+        """Whether the idle culler acts on SIGINT (the hub's way of stopping it)."""
+        pid = self.started(b"jupyterhub_idle_culler")
+        status = Path(f"/proc/{pid}/status").read_text().splitlines() if pid else []
+        ignored = [int(line.split()[1], 16) for line in status if line.startswith("SigIgn:")]
+        return bool(ignored) and not ignored[0] & (1 << (signal.SIGINT - 1))
+
+    def interrupt(self, seconds: float = 120) -> float | None:
+        """Ctrl-C, as a terminal sends it (SIGINT to the hub's process group): the seconds
+        until the hub and everything it started have stopped; None if they did not."""
+        tree = [self.process.pid, *lab_memory.descendants(self.process.pid)]
+        started = time.monotonic()
+        os.killpg(self.process.pid, signal.SIGINT)
+        while any(Path(f"/proc/{pid}").exists() for pid in tree):
+            self.process.poll()  # reaps the hub once it exits
+            if time.monotonic() - started > seconds:
+                return None
+            time.sleep(0.1)
+        return time.monotonic() - started
+
+    def remove_accounts(self) -> tuple[list[str], str]:
+        """`make class-remove` for this class, confirmed: the names removed, what it said."""
+        said = io.StringIO()
+        with contextlib.redirect_stdout(said):
+            removed = class_accounts.main(
+                [f"--prefix={self.place}", f"--state={self.state}", "--yes"]
+            )
+        return removed, said.getvalue()
 
     def second_hub_refused(self) -> tuple[str, bool]:
         """A second `make class` on this hub's prefix, while it runs: its one line, and

@@ -25,6 +25,8 @@ class Outcome:
     started: list[int]  # the hub's and the proxy's pids (all stopped at the end)
     place: Path  # the run's class folder (--prefix)
     second_hub: tuple[str, bool]  # a second hub on it: its one line; the first still up
+    stopping: tuple[float | None, bool]  # Ctrl-C to all stopped, s; the culler heeds SIGINT
+    removal: tuple[list[str], list[str], str]  # class-remove: removed, the run's left, said
 
     @property
     def refused(self) -> tuple[int, int]:
@@ -69,6 +71,17 @@ def report(outcome: Outcome) -> str:
     lines.append(f"the running hub still answered after it: {up}")
     lines.append(
         f"idle server culled, then the learner's file and edit kept: {outcome.kept_after_cull}"
+    )
+    seconds, heeds = outcome.stopping
+    stopped = f"{seconds:.1f} s" if seconds is not None else "NOT within 120 s"
+    lines.append(
+        "Ctrl-C to the hub (started in the background, as a script would): it and everything "
+        f"it started stopped in {stopped}; the idle culler heeds Ctrl-C: {heeds}"
+    )
+    removed, left, _ = outcome.removal
+    lines.append(
+        f"make class-remove (confirmed): removed {len(removed)} accounts and their homes; "
+        f"the run's accounts left: {left or 'none'}"
     )
     spawns = [x.spawn_s for x in outcome.learners if x.spawn_s is not None]
     runs = [x.run_s for x in outcome.learners if x.run_s is not None]

@@ -11,7 +11,9 @@ files of their own, a new course commit is published to the class's bare reposit
 the learner's next pull (the learners' link again) keeps their work and brings the course's
 change, by nbgitpuller's rules. The idle culler stops an idle server and the learner's file
 and edit survive a new sign-in. The run has a class folder of its own (never a live class's),
-and a second hub started on it while it runs is refused. Everything started is stopped, the run's Unix users
+and a second hub started on it while it runs is refused. Ctrl-C stops the hub, started in
+the background as a script would, and everything it started; `make class-remove` then
+removes the accounts it created. Everything started is stopped, the run's Unix users
 removed, and the course branch put back.
 """
 
@@ -102,6 +104,22 @@ def test_a_second_hub_on_the_runs_class_folder_is_refused_and_the_first_runs_on(
     assert said.startswith(f"a class's hub is already running on {outcome.place}: process {hub} (")
     assert f"--prefix {outcome.place}-2" in said
     assert still_up
+
+
+def test_ctrl_c_stops_everything_even_started_in_the_background(outcome):
+    from benchmarks.class_load import report
+
+    seconds, culler_heeds_ctrl_c = outcome.stopping
+    assert culler_heeds_ctrl_c
+    assert seconds is not None
+    assert any(line.startswith("Ctrl-C to the hub") for line in report(outcome).splitlines())
+
+
+def test_make_class_remove_removes_every_account_the_hub_created(outcome):
+    removed, left, said = outcome.removal
+    learners = {x.name for x in outcome.learners}
+    assert set(removed) == {*learners, f"{outcome.user_prefix}teacher"}, said
+    assert left == []
 
 
 def test_the_run_leaves_no_unix_user_and_no_process(outcome):
