@@ -7,6 +7,8 @@ a class folder of its own (--prefix, /srv/lessons-class-test: never a live class
 state folder of its own and a unique prefix for its Unix users, then:
 - N learners sign in at once (POST /hub/login); each server spawns as its own Unix user and
   pulls the course through nbgitpuller's API (from the local bare repository);
+- the hub's first line says which limits it enforces; each learner's server and kernels
+  are in that learner's own control group (benchmarks/classroom/faults.py);
 - each runs lesson 1's beginner notebook (--notebook for another) top to bottom through
   its own kernel (REST + websocket), while its Unix user's processes' memory is sampled
   from /proc (tools/lab_memory.py: pages held);
@@ -42,7 +44,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from benchmarks.classroom import browser, course_update, idle, isolation
+from benchmarks.classroom import browser, course_update, faults, idle, isolation
 from benchmarks.classroom.hub import PREFIX, ROOT, TEACHER_PASSWORD, Hub
 from benchmarks.classroom.learners import (
     LESSON,
@@ -85,6 +87,7 @@ def class_load(
         ready = [x for x in people if x.spawn_s is not None and not x.error]
         room = Room(hub, ready, pull_path, repo, prefix)
         together(lambda x: run_lesson(hub, x, lesson), ready)
+        limits = (faults.limits_line(room), faults.in_own_groups(room))
         # The scenarios, in order (benchmarks/classroom/, one module each). The idle learner
         # (with two or more) leaves its work first, then does nothing until it is culled.
         resting = ready[-1] if len(ready) > 1 else None
@@ -106,11 +109,13 @@ def class_load(
         started = [hub.process.pid, hub.proxy_pid()]
         heeds = hub.culler_heeds_ctrl_c()
         stopped_s = hub.interrupt()
+        limits = (*limits, faults.groups_left(hub.port))
         removed, said = hub.remove_accounts()
         left = [u.pw_name for u in pwd.getpwall() if u.pw_name.startswith(prefix)]
         outcome = Outcome(
             people, sampler.hub_proxy, culled, opened, slider, kept, update, False, log,
             prefix, started, place, second_hub, (stopped_s, heeds), (removed, left, said),
+            limits,
         )  # fmt: skip
     finally:
         if sampler:

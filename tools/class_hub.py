@@ -156,7 +156,10 @@ def main(argv: list[str] | None = None) -> None:
     ask.add_argument("--cull-timeout", type=int, default=3600, help="seconds idle before culling")
     ask.add_argument("--cull-every", type=int, default=300)
     ask.add_argument("--activity-interval", type=int, default=60)
-    ask.add_argument("--mem-limit", default="2G")
+    ask.add_argument(
+        "--mem-limit",
+        help="each learner's memory, e.g. 2G (default: hub/z2jh/values.yaml's, 2048M)",
+    )
     ask.add_argument("--demo", action="store_true", help="not root: every learner runs as you")
     args = ask.parse_args(argv)
 
@@ -197,7 +200,7 @@ def main(argv: list[str] | None = None) -> None:
         "CLASS_CULL_TIMEOUT": str(args.cull_timeout),
         "CLASS_CULL_EVERY": str(args.cull_every),
         "CLASS_ACTIVITY_INTERVAL": str(args.activity_interval),
-        "CLASS_MEM_LIMIT": args.mem_limit,
+        "CLASS_MEM_LIMIT": args.mem_limit or "",
         "CLASS_DEFAULT_URL": "/" + pull_path(repo),
         "CLASS_DEMO": "1" if demo else "0",
         "GIT_CONFIG_SYSTEM": str(prefix / "gitconfig"),  # learners' servers inherit it

@@ -27,6 +27,8 @@ class Outcome:
     second_hub: tuple[str, bool]  # a second hub on it: its one line; the first still up
     stopping: tuple[float | None, bool]  # Ctrl-C to all stopped, s; the culler heeds SIGINT
     removal: tuple[list[str], list[str], str]  # class-remove: removed, the run's left, said
+    # The hub's line; each learner: all in their own group; the groups left once it stopped.
+    limits: tuple[str, dict[str, bool], list[str]]
 
     @property
     def refused(self) -> tuple[int, int]:
@@ -46,6 +48,12 @@ def report(outcome: Outcome) -> str:
         run = f"{x.run_s:.1f}" if x.run_s is not None else "-"
         lines.append(f"{x.name:<22} {spawn:>8} {run:>8} {x.peak / MIB:>9.0f}  {x.error or ''}")
     lines.append("")
+    line, grouped, _ = outcome.limits
+    lines.append(f"the hub said: {line}")
+    lines.append(
+        f"learners whose every process is in their own control group: {sum(grouped.values())}"
+        f"/{len(grouped)}"
+    )
     lines.append("isolation attempts (each must be refused):")
     for x in outcome.learners:
         for what, refused, why in x.refusals:
@@ -78,6 +86,7 @@ def report(outcome: Outcome) -> str:
         "Ctrl-C to the hub (started in the background, as a script would): it and everything "
         f"it started stopped in {stopped}; the idle culler heeds Ctrl-C: {heeds}"
     )
+    lines.append(f"control groups left once the hub stopped: {outcome.limits[2] or 'none'}")
     removed, left, _ = outcome.removal
     lines.append(
         f"make class-remove (confirmed): removed {len(removed)} accounts and their homes; "

@@ -61,6 +61,15 @@ def test_every_learner_spawns_pulls_and_finishes_lesson_one(outcome):
     assert all(learner.peak > 0 for learner in outcome.learners)
 
 
+def test_the_hub_says_its_limits_and_each_learner_is_in_their_own_control_group(outcome):
+    line, grouped, left = outcome.limits
+    assert left == []  # the hub removed its groups as it stopped
+    if "NOT enforced" in line:
+        pytest.skip(f"this machine gives no control groups: {line}")
+    assert line.startswith("Limits per learner, enforced with control groups v")
+    assert grouped == {x.name: True for x in outcome.learners}
+
+
 def test_every_attempt_on_another_learner_is_refused(outcome):
     attempts = [(x.name, *r) for x in outcome.learners for r in x.refusals]
     assert len(attempts) == 3 * 5
