@@ -18,7 +18,8 @@ state folder of its own and a unique prefix for its Unix users, then:
   attempt must be refused;
 - a kernel's environment is searched for the hub's tokens;
 - the teacher (admin) opens the first learner's server; the first learner, in Chromium,
-  moves an explorer's slider and sees the picture change;
+  reads their memory against the limit in JupyterLab's status bar, moves an explorer's
+  slider and sees the picture change;
 - the first learner edits a course notebook (one cell) and makes files of their own in
   course/; a new course commit is published to the class's bare repository (from a
   temporary clone, as a teacher would), changing the same notebook elsewhere and on the
@@ -97,7 +98,9 @@ def class_load(
         second_hub = hub.second_hub_refused()
         sign_in(hub, teacher, TEACHER_PASSWORD)
         opened = bool(ready) and isolation.teacher_opens(hub, teacher, ready[0])
-        slider = browser.slider_in_chromium(hub, ready[0], pull_path) if ready else None
+        slider, status = (
+            browser.slider_in_chromium(hub, ready[0], pull_path) if ready else (None, "")
+        )
         update = None
         if ready:  # not the idle learner: its server must stay idle
             found = course_update.git("-C", repo, "rev-parse", f"refs/heads/{class_hub.BRANCH}")
@@ -115,7 +118,7 @@ def class_load(
         outcome = Outcome(
             people, sampler.hub_proxy, culled, opened, slider, kept, update, False, log,
             prefix, started, place, second_hub, (stopped_s, heeds), (removed, left, said),
-            limits,
+            limits, status,
         )  # fmt: skip
     finally:
         if sampler:

@@ -10,8 +10,9 @@ from tools import class_hub
 EXPLORER_CELL = "from lessons_lib import RoundSTE, explore\nexplore(RoundSTE)"
 
 
-def slider_in_chromium(hub: Hub, learner: Learner, pull_path: str) -> float | None:
-    """The learner signs in in Chromium, runs an explorer, moves its slider: ms to picture."""
+def slider_in_chromium(hub: Hub, learner: Learner, pull_path: str) -> tuple[float | None, str]:
+    """The learner signs in in Chromium, reads their memory in the status bar, runs an
+    explorer, moves its slider: (ms from the key to the picture, the status bar's text)."""
     from playwright.sync_api import sync_playwright
 
     from tools.notebooks import KERNELSPEC
@@ -43,6 +44,10 @@ def slider_in_chromium(hub: Hub, learner: Learner, pull_path: str) -> float | No
                 page.wait_for_url(f"**/lab/tree/course/{class_hub.COURSE_MAP}", timeout=120_000)
             except Exception as error:
                 raise RuntimeError(f"the learners' link ended at {page.url}") from error
+            # jupyter-resource-usage's item: the server's and kernels' memory / MEM_LIMIT.
+            memory = page.locator(".jp-StatusBar-Item", has_text="Mem:").first
+            memory.filter(has_text="/").wait_for(timeout=30_000)
+            status = memory.inner_text().strip()
             page.goto(f"{server}/lab/tree/explorer.ipynb?reset")
             page.locator(".jp-Notebook .jp-Cell").first.click()
             picture = page.locator(".explorer-picture[data-revision]")
@@ -54,6 +59,6 @@ def slider_in_chromium(hub: Hub, learner: Learner, pull_path: str) -> float | No
                 except Exception:
                     page.locator(".jp-Notebook .jp-Cell").first.click()
             handle = page.locator(".lessons-explorer .noUi-handle").first
-            return key_to_picture(handle, picture, "ArrowRight", "data-x", 10_000)
+            return key_to_picture(handle, picture, "ArrowRight", "data-x", 10_000), status
         finally:
             browser.close()

@@ -29,6 +29,7 @@ class Outcome:
     removal: tuple[list[str], list[str], str]  # class-remove: removed, the run's left, said
     # The hub's line; each learner: all in their own group; the groups left once it stopped.
     limits: tuple[str, dict[str, bool], list[str]]
+    status_memory: str  # JupyterLab's status bar, in Chromium: "Mem: used / limit MB"
 
     @property
     def refused(self) -> tuple[int, int]:
@@ -65,6 +66,7 @@ def report(outcome: Outcome) -> str:
     lines.append(f"teacher (admin) opened a learner's server: {outcome.teacher_opened}")
     moved = f"{outcome.slider_ms:.0f} ms" if outcome.slider_ms is not None else "no change seen"
     lines.append(f"Chromium: explorer slider moved, picture changed in {moved}")
+    lines.append(f"Chromium: JupyterLab's status bar shows {outcome.status_memory!r}")
     if (update := outcome.update) is not None:
         lines.append(f"re-pull after a course update ({update.learner}, {update.seconds:.1f} s):")
         lines += [f"  {what}: {ok}" for what, ok in update.checks.items()]

@@ -87,6 +87,12 @@ def test_the_teacher_opens_a_learners_server_and_a_slider_redraws_in_chromium(ou
     assert outcome.slider_ms is not None
 
 
+def test_a_learner_sees_their_memory_against_the_limit_in_the_status_bar(outcome):
+    import re
+
+    assert re.fullmatch(r"Mem: [\d.]+ / 2048.00 MB", outcome.status_memory), outcome.status_memory
+
+
 def test_a_pull_after_a_course_update_keeps_the_learners_work_and_brings_the_change(outcome):
     from benchmarks.class_load import report
 
