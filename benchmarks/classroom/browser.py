@@ -1,6 +1,8 @@
-"""A learner in Chromium: signs in from the learners' link, moves an explorer's slider."""
+"""A learner in Chromium: signs in from the learners' link, moves an explorer's slider; or
+runs a cell that outgrows their memory limit, and reads what JupyterLab and the course say."""
 
 import os
+import time
 from urllib.parse import quote
 
 from benchmarks.classroom.hub import PASSWORD, Hub
@@ -62,3 +64,68 @@ def slider_in_chromium(hub: Hub, learner: Learner, pull_path: str) -> tuple[floa
             return key_to_picture(handle, picture, "ArrowRight", "data-x", 10_000), status
         finally:
             browser.close()
+
+
+def run_until(page, cell, text: str, tries: int = 3) -> None:
+    """Shift+Enter in the cell until its output shows text (a press before the kernel is
+    ready may be lost)."""
+    for attempt in range(tries):
+        cell.click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            cell.locator(".jp-OutputArea-output", has_text=text).first.wait_for(timeout=40_000)
+            return
+        except Exception:
+            if attempt == tries - 1:
+                raise
+
+
+class RunawayPage:
+    """The runaway learner's notebook open in JupyterLab (Chromium), its first cell run:
+    `with RunawayPage(...) as page: ... page.runaway()` (all in one thread)."""
+
+    def __init__(self, hub: Hub, learner: Learner, path: str) -> None:
+        self.hub, self.learner, self.path = hub, learner, path
+
+    def __enter__(self) -> "RunawayPage":
+        from playwright.sync_api import sync_playwright
+
+        self.playwright = sync_playwright().start()
+        self.browser = self.playwright.chromium.launch(
+            executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        page = self.page = self.browser.new_page(viewport={"width": 1400, "height": 1000})
+        name = self.learner.name
+        page.goto(f"{self.hub.base}/hub/login?next={quote(f'/user/{name}/lab/tree/{self.path}')}")
+        page.fill("#username_input", name)
+        page.fill("#password_input", PASSWORD)
+        page.click("#login_submit")
+        self.cells = page.locator(".jp-Notebook .jp-Cell")
+        self.cells.nth(2).wait_for(timeout=120_000)
+        run_until(page, self.cells.nth(0), "ready")
+        return self
+
+    def runaway(self) -> tuple[str, float | None, str]:
+        """The second cell (it outgrows the memory limit), then, once JupyterLab says the
+        kernel died, the third: (JupyterLab's message, seconds from the run to it, the
+        third cell's output)."""
+        page = self.page
+        self.cells.nth(1).click()
+        started = time.monotonic()
+        page.keyboard.press("Shift+Enter")
+        dialog = page.locator(".jp-Dialog")
+        try:
+            dialog.wait_for(timeout=120_000)
+        except Exception:
+            return "no message within 120 s", None, ""
+        seen = time.monotonic() - started
+        said = " ".join(dialog.inner_text().split())
+        dialog.locator("button").last.click()
+        run_until(page, self.cells.nth(2), "after", tries=4)
+        output = self.cells.nth(2).locator(".jp-OutputArea").first.inner_text()
+        return said, seen, " | ".join(x for x in output.splitlines() if x.strip())
+
+    def __exit__(self, *_) -> None:
+        self.browser.close()
+        self.playwright.stop()

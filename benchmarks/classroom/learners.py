@@ -127,8 +127,8 @@ class Kernel:
             timeout=300,
         )
 
-    def run(self, code: str) -> tuple[str, str | None]:
-        """Run code; its printed text and its error's name (None if it ran)."""
+    def send(self, code: str) -> str:
+        """Start running code; the request's id (run() waits for its reply)."""
         msg_id = uuid.uuid4().hex
         header = {"msg_id": msg_id, "msg_type": "execute_request", "session": uuid.uuid4().hex,
                   "username": self.learner.name, "version": "5.3", "date": ""}  # fmt: skip
@@ -137,9 +137,17 @@ class Kernel:
             "content": {"code": code, "silent": False, "store_history": True,
                         "user_expressions": {}, "allow_stdin": False, "stop_on_error": True},
         }))  # fmt: skip
+        return msg_id
+
+    def run(self, code: str) -> tuple[str, str | None]:
+        """Run code; its printed text and its error's name (None if it ran)."""
+        msg_id = self.send(code)
         text, error, replied, idle = [], None, False, False
         while not (replied and idle):
             msg = json.loads(unframed(self.ws.recv()))
+            state = msg["content"].get("execution_state") if msg["msg_type"] == "status" else None
+            if state in ("restarting", "autorestarting", "dead"):
+                raise RuntimeError(f"{self.learner.name}'s kernel died ({state})")
             if msg.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             kind, content = msg["msg_type"], msg["content"]
@@ -154,6 +162,10 @@ class Kernel:
             elif kind == "status" and content["execution_state"] == "idle":
                 idle = True
         return "".join(text), error
+
+    def interrupt(self) -> None:
+        kernel = self.session["kernel"]["id"]
+        api(self.learner, "POST", f"{self.server}/api/kernels/{kernel}/interrupt")
 
     def close(self) -> None:
         self.ws.close()

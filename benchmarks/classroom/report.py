@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.classroom.course_update import CourseUpdate
+from benchmarks.classroom.faults import RUNAWAY, FaultRun
 from benchmarks.classroom.learners import Learner
 
 MIB = 1 << 20
@@ -30,6 +31,7 @@ class Outcome:
     # The hub's line; each learner: all in their own group; the groups left once it stopped.
     limits: tuple[str, dict[str, bool], list[str]]
     status_memory: str  # JupyterLab's status bar, in Chromium: "Mem: used / limit MB"
+    faults: FaultRun | None  # the runaway and the busy loop (3 learners or more)
 
     @property
     def refused(self) -> tuple[int, int]:
@@ -55,6 +57,8 @@ def report(outcome: Outcome) -> str:
         f"learners whose every process is in their own control group: {sum(grouped.values())}"
         f"/{len(grouped)}"
     )
+    if outcome.faults is not None:
+        lines += fault_lines(outcome.faults)
     lines.append("isolation attempts (each must be refused):")
     for x in outcome.learners:
         for what, refused, why in x.refusals:
@@ -107,3 +111,31 @@ def report(outcome: Outcome) -> str:
         f"culled {outcome.culled[0]}/{outcome.culled[1]}"
     )
     return "\n".join(lines)
+
+
+def fault_lines(run: FaultRun) -> list[str]:
+    """What the runaway and the busy loop did to the class."""
+    median = lambda xs: statistics.median(xs) if xs else float("nan")  # noqa: E731
+    times = [[s for s in d.values() if s is not None] for d in (run.undisturbed, run.disturbed)]
+    own = run.kills.get(run.runaway)
+    others = {n: k for n, k in run.kills.items() if n != run.runaway}
+    only = own is not None and own >= 1 and all(k == 0 for k in others.values())
+    seen = f"{run.message_s:.1f} s" if run.message_s is not None else "never"
+    lines = [
+        f"faults during lesson 1: {run.runaway} allocates {RUNAWAY}x the memory limit in "
+        f"JupyterLab, {run.busy} runs a busy loop, {len(run.others)} others run lesson 1:",
+        f"  out-of-memory kills: {run.runaway} {own}, the others "
+        f"{sorted(others.values(), key=str)} (the runaway's kernel only: {only}); the "
+        f"runaway's processes peaked at {run.runaway_peak / MIB:.0f} MiB",
+        f"  JupyterLab said, {seen} after the run: {run.message!r}",
+        f"  the next cell showed: {run.after!r}",
+        f"  the runaway's saved notebook unchanged: {run.notebook_kept}",
+        f"  the others' lesson 1 run median: {median(times[0]):.1f} s undisturbed, "
+        f"{median(times[1]):.1f} s during the faults (x{run.ratio:.2f}; within 1.5x: "
+        f"{run.ratio <= 1.5}); finished {len(times[1])}/{len(run.others)}",
+        f"  the busy loop used {run.busy_share:.2f} of a core while the others ran",
+        f"  hub answering: {run.hub_up}; proxy still running: {run.proxy_up}",
+    ]
+    if run.error:
+        lines.append(f"  failed: {run.error}")
+    return lines

@@ -10,7 +10,9 @@ course map and moves an explorer's slider. A learner edits a course notebook and
 files of their own, a new course commit is published to the class's bare repository, and
 the learner's next pull (the learners' link again) keeps their work and brings the course's
 change, by nbgitpuller's rules. The idle culler stops an idle server and the learner's file
-and edit survive a new sign-in. The run has a class folder of its own (never a live class's),
+and edit survive a new sign-in. While another learner runs lesson 1, one learner's kernel,
+in JupyterLab, allocates three times the memory limit, and another runs a busy loop: only
+the runaway is stopped, JupyterLab and the course say so, the hub runs on. The run has a class folder of its own (never a live class's),
 and a second hub started on it while it runs is refused. Ctrl-C stops the hub, started in
 the background as a script would, and everything it started; `make class-remove` then
 removes the accounts it created. Everything started is stopped, the run's Unix users
@@ -68,6 +70,28 @@ def test_the_hub_says_its_limits_and_each_learner_is_in_their_own_control_group(
         pytest.skip(f"this machine gives no control groups: {line}")
     assert line.startswith("Limits per learner, enforced with control groups v")
     assert grouped == {x.name: True for x in outcome.learners}
+
+
+def test_a_runaway_kernel_is_stopped_alone_and_the_learner_is_told_why(outcome):
+    from benchmarks.class_load import report
+
+    run = outcome.faults
+    if run.error == "not run: the hub enforces no limits here":
+        pytest.skip(run.error)
+    assert run.error is None, run.error
+    assert run.kills[run.runaway] >= 1  # the machine's out-of-memory killer, in its group
+    assert [k for name, k in run.kills.items() if name != run.runaway] == [0, 0]
+    assert "appears to have died" in run.message  # JupyterLab's own message
+    assert run.after.startswith("A kernel of yours was stopped: together your kernels reached")
+    assert run.after.endswith(" | after")  # then the cell's own output
+    assert run.notebook_kept
+    assert set(run.disturbed) == set(run.others) and None not in run.disturbed.values()
+    assert run.busy_share > 0
+    assert run.hub_up and run.proxy_up
+    assert any(
+        line.startswith("  the others' lesson 1 run median")
+        for line in report(outcome).splitlines()
+    )
 
 
 def test_every_attempt_on_another_learner_is_refused(outcome):
