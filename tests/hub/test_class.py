@@ -222,3 +222,22 @@ def test_the_class_password_never_opens_an_account_the_hub_did_not_create(outcom
         "bob smith": False,  # not a name useradd takes: refused at sign-in, not a 500
         "newlearner": True,  # a new name: the hub creates its Unix user
     }
+
+
+def test_the_sizing_benchmark_runs_and_prints_every_row(outcome):
+    """benchmarks/class_size.py, two learners signing in 2 s apart (after the class above:
+    one hub at a time on the runs' class folder); its figures come from runs by hand."""
+    from benchmarks.class_size import class_size, report
+
+    sizing = class_size(2, over_s=2)
+    assert [x.error for x in sizing.learners] == [None, None]
+    printed = report(sizing).splitlines()
+    assert [line.split()[0] for line in printed[1:3]] == [x.name for x in sizing.learners]
+    for start in (
+        "  spawn: median",
+        "  run:   median",
+        "  peak PSS per learner",
+        "  machine memory",
+    ):
+        assert any(line.startswith(start) for line in printed), start
+    assert all(sizing.peak_pss[x.name] > 0 for x in sizing.learners)
