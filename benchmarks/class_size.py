@@ -5,7 +5,8 @@
 Starts `make class`'s hub (as benchmarks/class_load.py does: its own class folder, state
 and Unix users, all removed at the end). Learner i signs in at i * OVER / N seconds, their
 server starts and pulls the course, and they run lesson 1's beginner notebook top to
-bottom through their own kernel. Meanwhile, every 2 s, each learner's memory is read from
+bottom through their own kernel, which stays open until everyone has run it (as in a
+class). Meanwhile, every 2 s, each learner's memory is read from
 /proc as proportional set size (a page shared by several processes, torch's libraries
 above all, is split between them, so each learner is charged their share of it), and the
 machine's memory in use (MemTotal - MemAvailable). Printed: each learner's spawn and run
@@ -106,19 +107,31 @@ def class_size(learners: int, over_s: float, lesson: str = LESSON, place: Path =
         pull_path = class_hub.pull_path(place / "course.git")
         sampler = PssSampler(people)
         started = time.monotonic()
+        # Each keeps their kernel open until every learner has run the lesson, as in class.
+        everyone = threading.Barrier(learners + 1, timeout=1800)
 
         def attend(i: int, learner: Learner) -> None:
             time.sleep(max(0.0, started + i * over_s / learners - time.monotonic()))
             try:
                 sign_in(hub, learner)
                 spawn_and_pull(hub, learner, pull_path)
-                run_lesson(hub, learner, lesson)
             except Exception as error:  # noted, reported in the table
                 learner.error = f"{type(error).__name__}: {error}"
+                everyone.wait()
+                return
+            waited = []
+            try:
+                run_lesson(hub, learner, lesson, ran=lambda: waited.append(everyone.wait()))
+            except Exception as error:
+                learner.error = f"{type(error).__name__}: {error}"
+                if not waited:  # failed before its kernel started
+                    everyone.wait()
 
         threads = [threading.Thread(target=attend, args=x) for x in enumerate(people)]
         for thread in threads:
             thread.start()
+        everyone.wait()  # every kernel still open: one last look at the memory
+        sampler.sample()
         for thread in threads:
             thread.join()
         sampler.stop()

@@ -172,8 +172,11 @@ class Kernel:
         api(self.learner, "DELETE", f"{self.server}/api/sessions/{self.session['id']}")
 
 
-def run_lesson(hub: Hub, learner: Learner, lesson: str = LESSON) -> None:
-    """Lesson 1's beginner notebook, every code cell in order, in a fresh kernel."""
+def run_lesson(
+    hub: Hub, learner: Learner, lesson: str = LESSON, ran: Callable[[], None] | None = None
+) -> None:
+    """Lesson 1's beginner notebook, every code cell in order, in a fresh kernel; then
+    ran() (if given: it may wait, the kernel kept open meanwhile, as a learner keeps it)."""
     server = f"{hub.base}/user/{learner.name}"
     path = f"course/notebooks/{lesson}"
     notebook = api(learner, "GET", f"{server}/api/contents/{quote(path)}").json()["content"]
@@ -187,6 +190,8 @@ def run_lesson(hub: Hub, learner: Learner, lesson: str = LESSON) -> None:
                     raise RuntimeError(f"{learner.name}: lesson cell raised {error}")
         learner.run_s = time.monotonic() - started
     finally:
+        if ran is not None:
+            ran()
         kernel.close()
 
 
