@@ -154,6 +154,12 @@ class: $(CHP)
 class-progress:
 	$(PYTHON) -m tools.class_progress $(if $(DEMO),--demo) $(if $(CLASS_PREFIX),--prefix $(CLASS_PREFIX))
 
+# After the class: remove the Unix accounts and homes its hub created, once it has named
+# them and you typed yes (tools/class_accounts.py); CLASS_PREFIX=... for another class.
+.PHONY: class-remove
+class-remove:
+	$(PYTHON) -m tools.class_accounts $(if $(CLASS_PREFIX),--prefix $(CLASS_PREFIX))
+
 # configurable-http-proxy, JupyterHub's proxy, pinned in hub/package-lock.json.
 $(CHP): hub/package.json hub/package-lock.json
 	@command -v npm >/dev/null || { echo "configurable-http-proxy needs Node.js and npm: apt-get install nodejs npm"; exit 1; }

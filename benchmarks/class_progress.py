@@ -1,6 +1,6 @@
 """The teacher sees progress: three learners on `make class`'s hub, the page and the command.
 
-    python -m benchmarks.class_progress [--prefix /srv/lessons-class]
+    python -m benchmarks.class_progress [--prefix /srv/lessons-class-test]
 
 Starts the real hub on loopback as benchmarks/class_load.py does (its functions, imported),
 then three learners sign in at once and their servers spawn, each as its own Unix user:
@@ -18,14 +18,13 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from benchmarks import class_load
-from benchmarks.class_load import Learner, sign_in, spawn_and_pull, together
+from benchmarks.classroom.hub import PREFIX, ROOT, TEACHER_PASSWORD, Hub
+from benchmarks.classroom.learners import Kernel, Learner, sign_in, spawn_and_pull, together
 from tools import class_hub, class_progress
 
 PASSES = "from lessons_lib import Cube, check_cube\nprint(check_cube(Cube).checks_passed)"
@@ -48,27 +47,6 @@ class Cube(torch.autograd.Function):  # {SECRET}
 print(check_cube(Cube).checks_passed)
 """
 PAGE = "/services/progress/"
-
-
-class Hub(class_load.Hub):
-    """class_load's hub (waited for and stopped as there), on a class folder of our choice."""
-
-    def __init__(self, prefix: str, log: Path, folder: Path) -> None:
-        self.prefix, self.log, self.folder = prefix, log, folder
-        self.port = class_hub.free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.state = Path(tempfile.mkdtemp(prefix="class-state-"))
-        self.teacher = f"{prefix}teacher"
-        command = [
-            sys.executable, "-m", "tools.class_hub", f"--port={self.port}", f"--prefix={folder}",
-            f"--state={self.state}", f"--teacher={self.teacher}",
-            f"--password={class_load.PASSWORD}", f"--teacher-password={class_load.TEACHER_PASSWORD}",
-        ]  # fmt: skip
-        with log.open("w") as out:
-            self.process = subprocess.Popen(
-                command, cwd=class_load.ROOT, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
 
 
 class Rows(HTMLParser):
@@ -128,14 +106,12 @@ class Outcome:
         return rows
 
 
-def class_progress_run(
-    folder: Path = class_hub.class_env.PREFIX, log: Path | None = None
-) -> Outcome:
+def class_progress_run(folder: Path = PREFIX, log: Path | None = None) -> Outcome:
     """The scenario of the module's docstring; everything stopped at the end."""
     prefix = f"cl{os.urandom(3).hex()}"
     roles = {role: f"{prefix}{role}" for role in ("passes", "fails", "never")}
     outcome = Outcome(roles)
-    log = log or class_load.ROOT / "build" / "class-progress.log"
+    log = log or ROOT / "build" / "class-progress.log"
     log.parent.mkdir(exist_ok=True)
     clock = time.monotonic()
 
@@ -144,7 +120,7 @@ def class_progress_run(
         outcome.seconds[step] = time.monotonic() - clock
         clock = time.monotonic()
 
-    hub = Hub(prefix, log, folder)
+    hub = Hub(prefix, cull_timeout=3600, log=log, place=folder)
     people = {role: Learner(name) for role, name in roles.items()}
     try:
         hub.wait()
@@ -157,7 +133,7 @@ def class_progress_run(
         lap("three learners signed in, servers spawned, course pulled")
 
         def run_check(role: str, code: str) -> None:
-            kernel = class_load.Kernel(hub, people[role], "progress.ipynb")
+            kernel = Kernel(hub, people[role], "progress.ipynb")
             try:
                 text, error = kernel.run(code)
             finally:
@@ -173,7 +149,7 @@ def class_progress_run(
         answer = people["passes"].session.get(f"{hub.base}{PAGE}", timeout=60)
         outcome.learner_page = (answer.status_code, 'id="progress"' in answer.text)
         teacher = Learner(hub.teacher)
-        sign_in(hub, teacher, class_load.TEACHER_PASSWORD)
+        sign_in(hub, teacher, TEACHER_PASSWORD)
         page = teacher.session.get(f"{hub.base}{PAGE}", timeout=60)
         page.raise_for_status()
         rows = Rows()
@@ -182,7 +158,7 @@ def class_progress_run(
         lap("a learner refused the page, the teacher signed in and read it")
         printed = subprocess.run(
             [sys.executable, "-m", "tools.class_progress", f"--state={hub.state}"],
-            cwd=class_load.ROOT, capture_output=True, text=True, timeout=60, check=True,
+            cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
         )  # fmt: skip
         outcome.command = printed.stdout
         lap("make class-progress printed its table")
@@ -218,7 +194,7 @@ def report(outcome: Outcome) -> str:
 
 if __name__ == "__main__":
     ask = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ask.add_argument("--prefix", type=Path, default=class_hub.class_env.PREFIX,
+    ask.add_argument("--prefix", type=Path, default=PREFIX,
                      help="the class's folder (its environment is built there once)")  # fmt: skip
     args = ask.parse_args()
     if os.geteuid() != 0:

@@ -16,12 +16,19 @@
 #   /user/<learner>/ opens one to help (admins hold access:servers).
 # - A server opens at the nbgitpuller link: the course is pulled into the learner's home
 #   (their edits kept) and JupyterLab opens at the course map.
+# - Limits per learner, from hub/z2jh/values.yaml (hub/class_limits.py), the Kubernetes
+#   values' own: memory (CLASS_MEM_LIMIT overrides it) and, where set, CPU. Each server, and
+#   everything it starts, runs in a control group of the learner's (hub/class_cgroups.py,
+#   hub/class_spawner.py): past the memory limit the machine stops that learner's biggest
+#   process (a kernel), never a neighbour's, and learners share the CPU equally. Where the
+#   machine cannot give the hub control groups, its first line says so and why.
 # - MEM_LIMIT is set for every server, so the course's server settings run at most two
 #   kernels at once (binder/jupyter_server_config.py).
 # - jupyterhub-idle-culler stops servers idle for CLASS_CULL_TIMEOUT seconds; files stay.
 # - The server's API token can act only for that learner's own server (JupyterHub's
 #   'server' role); kernels and terminals do not even get it (tools/class_env.py).
 # CLASS_DEMO=1 (not root): every learner runs as you, in /tmp/<name>: a demo, never a class.
+import atexit
 import os
 import sys
 
@@ -29,7 +36,11 @@ from jupyterhub.auth import PAMAuthenticator
 from jupyterhub.utils import random_port
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from class_auth import ClassAuthenticator  # beside this file; hub/ is not a package
+# Beside this file; hub/ is not a package.
+from class_auth import ClassAuthenticator
+from class_cgroups import Controller, controller
+from class_limits import from_values, in_bytes, start_line
+from class_spawner import ClassSpawner
 
 setting = os.environ.get
 ENV = setting("CLASS_ENV", "/srv/lessons-class/env")
@@ -85,7 +96,7 @@ if DEMO:
     c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
     c.SimpleLocalProcessSpawner.home_dir_template = "/tmp/lessons-demo-{username}"
 else:
-    c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+    c.JupyterHub.spawner_class = ClassSpawner
 c.Spawner.cmd = [os.path.join(ENV, "bin", "jupyterhub-singleuser")]
 c.Spawner.default_url = setting("CLASS_DEFAULT_URL", "/lab")
 c.Spawner.env_keep = ["LANG", "LC_ALL"]  # not root's PATH or virtualenv
@@ -101,7 +112,21 @@ c.Spawner.args = [
     "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     "--LabApp.extension_manager=readonly",
 ]
-c.Spawner.mem_limit = setting("CLASS_MEM_LIMIT", "2G")  # sets MEM_LIMIT: two kernels at most
+MEMORY, CPUS = from_values()
+if setting("CLASS_MEM_LIMIT"):
+    MEMORY = in_bytes(setting("CLASS_MEM_LIMIT"))
+c.Spawner.mem_limit = MEMORY  # also sets MEM_LIMIT: two kernels at most
+c.Spawner.cpu_limit = CPUS
+if DEMO:
+    limits = "a demo runs every learner as you, without root"
+else:
+    limits = controller(f"lessons-class-{c.JupyterHub.port}")
+if isinstance(limits, Controller):
+    ClassSpawner.controller = limits
+    atexit.register(limits.remove)  # once the hub has stopped every server
+    print(start_line(MEMORY, CPUS, limits.describe(), None), flush=True)
+else:
+    print(start_line(MEMORY, CPUS, None, limits), flush=True)
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 90
 c.JupyterHub.concurrent_spawn_limit = 0  # a class signs in at once

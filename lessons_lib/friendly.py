@@ -14,6 +14,7 @@ from types import TracebackType
 
 from IPython.core.interactiveshell import InteractiveShell
 
+from lessons_lib import kernel_stopped
 from lessons_lib.running.errors import first_line
 from lessons_lib.running.explain import plain_english
 
@@ -104,3 +105,4 @@ def _handler(
 def load_ipython_extension(shell: InteractiveShell) -> None:
     """Called by IPython when the extension loads."""
     shell.set_custom_exc((Exception,), _handler)
+    kernel_stopped.arm(shell)  # on a class's hub: why the last kernel died, if the limit did

@@ -25,8 +25,6 @@ def tracked_sources() -> list[Path]:
 
 
 SOURCES = tracked_sources()
-# Being split in two; this entry goes when benchmarks/class_load.py is under the limit.
-OVER_THE_LIMIT_FOR_NOW = {"benchmarks/class_load.py"}
 
 
 def units(path: Path) -> list[tuple[str, str, int]]:
@@ -61,19 +59,7 @@ def test_no_script_is_longer_than_a_module_may_be(path):
     assert len(path.read_text().splitlines()) <= LIMITS["module"]
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(
-            path,
-            marks=pytest.mark.xfail(strict=True, reason="being split: see OVER_THE_LIMIT_FOR_NOW")
-            if str(path.relative_to(ROOT)) in OVER_THE_LIMIT_FOR_NOW
-            else (),
-        )
-        for path in SOURCES
-    ],
-    ids=lambda p: str(p.relative_to(ROOT)),
-)
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_file_of_the_repository_is_longer_than_a_module_may_be(path):
     assert len(path.read_text().splitlines()) <= LIMITS["module"]
 

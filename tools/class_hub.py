@@ -4,15 +4,18 @@
 
 Checks first, each failing with one line: root (learners are Unix users; else --demo), the
 port free, configurable-http-proxy installed (`npm ci --prefix hub`, which `make class`
-runs). Then it builds the class's environment (tools/class_env.py), publishes this
+runs), no other hub running on the same --prefix (its environment, course repository and
+database are this hub's: PREFIX/hub.lock, locked for the hub's lifetime). Then it builds the class's environment (tools/class_env.py), publishes this
 checkout's HEAD for nbgitpuller as a bare repository learners can read, prints the teacher's
 and the learners' links, and becomes the hub (exec): stopping it stops the proxy, the
 culler and every learner's server.
 """
 
 import argparse
+import fcntl
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -40,6 +43,57 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def hold(prefix: Path, port: int) -> int:
+    """Lock PREFIX/hub.lock for as long as this process runs (the hub, after exec); its fd.
+
+    Or exit naming the hub that holds it: a second hub on one prefix would rebuild the
+    first one's environment under it, push its course and share its database.
+    """
+    prefix.mkdir(parents=True, exist_ok=True)
+    lock = prefix / "hub.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        sys.exit(already_running(prefix, lock.read_text()))
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()} {port}\n".encode())
+    os.set_inheritable(fd, True)  # kept across exec: the hub holds it; its children do not
+    return fd
+
+
+def holder(prefix: Path) -> str | None:
+    """What PREFIX/hub.lock says ("pid port") while a hub holds it; None when none runs."""
+    lock = prefix / "hub.lock"
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return lock.read_text()
+    finally:
+        os.close(fd)  # releases a lock it took
+    return None
+
+
+def already_running(prefix: Path, holder: str) -> str:
+    """The one line that names the hub holding PREFIX (its lock file says "pid port")."""
+    pid, _, port = holder.strip().partition(" ")
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        command = command.strip()[:200]
+    except (OSError, ValueError):
+        command = "its command unknown"
+    return (
+        f"a class's hub is already running on {prefix}: process {pid} ({command}), port {port}. "
+        f"Stop it first (Ctrl-C where it runs, or kill {pid}), or give this class its own "
+        f"prefix: make class CLASS_ARGS='--prefix {prefix}-2'"
+    )
 
 
 def publish(prefix: Path) -> Path:
@@ -86,7 +140,12 @@ def pull_path(repo: Path) -> str:
 def main(argv: list[str] | None = None) -> None:
     ask = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ask.add_argument("--port", type=int, default=8000)
-    ask.add_argument("--prefix", type=Path, default=class_env.PREFIX)
+    ask.add_argument(
+        "--prefix",
+        type=Path,
+        default=class_env.PREFIX,
+        help="the class's folder: its environment, course repository and state; one hub each",
+    )
     ask.add_argument("--state", type=Path, help="the hub's database and secrets (PREFIX/state)")
     ask.add_argument("--teacher", default="teacher")
     ask.add_argument(
@@ -97,7 +156,10 @@ def main(argv: list[str] | None = None) -> None:
     ask.add_argument("--cull-timeout", type=int, default=3600, help="seconds idle before culling")
     ask.add_argument("--cull-every", type=int, default=300)
     ask.add_argument("--activity-interval", type=int, default=60)
-    ask.add_argument("--mem-limit", default="2G")
+    ask.add_argument(
+        "--mem-limit",
+        help="each learner's memory, e.g. 2G (default: hub/z2jh/values.yaml's, 2048M)",
+    )
     ask.add_argument("--demo", action="store_true", help="not root: every learner runs as you")
     args = ask.parse_args(argv)
 
@@ -117,6 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     prefix = args.prefix
     if demo and not os.access(prefix.parent, os.W_OK):
         prefix = Path.home() / ".lessons-class"  # no /srv for a demo without root
+    hold(prefix, args.port)
     env = class_env.build(prefix)
     repo = publish(prefix)
     state = args.state or prefix / "state"
@@ -137,7 +200,7 @@ def main(argv: list[str] | None = None) -> None:
         "CLASS_CULL_TIMEOUT": str(args.cull_timeout),
         "CLASS_CULL_EVERY": str(args.cull_every),
         "CLASS_ACTIVITY_INTERVAL": str(args.activity_interval),
-        "CLASS_MEM_LIMIT": args.mem_limit,
+        "CLASS_MEM_LIMIT": args.mem_limit or "",
         "CLASS_DEFAULT_URL": "/" + pull_path(repo),
         "CLASS_DEMO": "1" if demo else "0",
         "GIT_CONFIG_SYSTEM": str(prefix / "gitconfig"),  # learners' servers inherit it
@@ -153,6 +216,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"Learners sign in with a new name (a-z, 0-9) and the class password: {password}")
     print("Stop the class with Ctrl-C: every learner's server stops; their files stay.", flush=True)
     os.chdir(state)
+    # Started in the background by a script (`make class &`), this process ignores Ctrl-C's
+    # SIGINT, and the idle culler, which the hub starts before it sets its own handler,
+    # would inherit that: the hub's SIGINT to it at Ctrl-C is then lost, and stopping waits
+    # 30 s for it (JupyterHub's interrupt_timeout). Every process of the class heeds SIGINT.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     hub = env / "bin" / "jupyterhub"
     os.execve(hub, [str(hub), "-f", str(HUB / "jupyterhub_config.py")], {**os.environ, **settings})
 

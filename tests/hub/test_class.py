@@ -10,7 +10,12 @@ course map and moves an explorer's slider. A learner edits a course notebook and
 files of their own, a new course commit is published to the class's bare repository, and
 the learner's next pull (the learners' link again) keeps their work and brings the course's
 change, by nbgitpuller's rules. The idle culler stops an idle server and the learner's file
-and edit survive a new sign-in. Everything started is stopped, the run's Unix users
+and edit survive a new sign-in. While another learner runs lesson 1, one learner's kernel,
+in JupyterLab, allocates three times the memory limit, and another runs a busy loop: only
+the runaway is stopped, JupyterLab and the course say so, the hub runs on. The run has a class folder of its own (never a live class's),
+and a second hub started on it while it runs is refused. Ctrl-C stops the hub, started in
+the background as a script would, and everything it started; `make class-remove` then
+removes the accounts it created. Everything started is stopped, the run's Unix users
 removed, and the course branch put back.
 """
 
@@ -58,6 +63,37 @@ def test_every_learner_spawns_pulls_and_finishes_lesson_one(outcome):
     assert all(learner.peak > 0 for learner in outcome.learners)
 
 
+def test_the_hub_says_its_limits_and_each_learner_is_in_their_own_control_group(outcome):
+    line, grouped, left = outcome.limits
+    assert left == []  # the hub removed its groups as it stopped
+    if "NOT enforced" in line:
+        pytest.skip(f"this machine gives no control groups: {line}")
+    assert line.startswith("Limits per learner, enforced with control groups v")
+    assert grouped == {x.name: True for x in outcome.learners}
+
+
+def test_a_runaway_kernel_is_stopped_alone_and_the_learner_is_told_why(outcome):
+    from benchmarks.class_load import report
+
+    run = outcome.faults
+    if run.error == "not run: the hub enforces no limits here":
+        pytest.skip(run.error)
+    assert run.error is None, run.error
+    assert run.kills[run.runaway] >= 1  # the machine's out-of-memory killer, in its group
+    assert [k for name, k in run.kills.items() if name != run.runaway] == [0, 0]
+    assert "appears to have died" in run.message  # JupyterLab's own message
+    assert run.after.startswith("A kernel of yours was stopped: together your kernels reached")
+    assert run.after.endswith(" | after")  # then the cell's own output
+    assert run.notebook_kept
+    assert set(run.disturbed) == set(run.others) and None not in run.disturbed.values()
+    assert run.busy_share > 0
+    assert run.hub_up and run.proxy_up
+    assert any(
+        line.startswith("  the others' lesson 1 run median")
+        for line in report(outcome).splitlines()
+    )
+
+
 def test_every_attempt_on_another_learner_is_refused(outcome):
     attempts = [(x.name, *r) for x in outcome.learners for r in x.refusals]
     assert len(attempts) == 3 * 5
@@ -75,6 +111,12 @@ def test_the_teacher_opens_a_learners_server_and_a_slider_redraws_in_chromium(ou
     assert outcome.slider_ms is not None
 
 
+def test_a_learner_sees_their_memory_against_the_limit_in_the_status_bar(outcome):
+    import re
+
+    assert re.fullmatch(r"Mem: [\d.]+ / 2048.00 MB", outcome.status_memory), outcome.status_memory
+
+
 def test_a_pull_after_a_course_update_keeps_the_learners_work_and_brings_the_change(outcome):
     from benchmarks.class_load import report
 
@@ -90,6 +132,33 @@ def test_a_pull_after_a_course_update_keeps_the_learners_work_and_brings_the_cha
 def test_an_idle_server_is_culled_and_the_learners_work_survives(outcome):
     assert outcome.culled == (1, 1)
     assert outcome.kept_after_cull
+
+
+def test_a_second_hub_on_the_runs_class_folder_is_refused_and_the_first_runs_on(outcome):
+    from tools.class_env import PREFIX
+
+    assert outcome.place != PREFIX  # a live class's folder is never the run's
+    said, still_up = outcome.second_hub
+    hub, _ = outcome.started
+    assert said.startswith(f"a class's hub is already running on {outcome.place}: process {hub} (")
+    assert f"--prefix {outcome.place}-2" in said
+    assert still_up
+
+
+def test_ctrl_c_stops_everything_even_started_in_the_background(outcome):
+    from benchmarks.class_load import report
+
+    seconds, culler_heeds_ctrl_c = outcome.stopping
+    assert culler_heeds_ctrl_c
+    assert seconds is not None
+    assert any(line.startswith("Ctrl-C to the hub") for line in report(outcome).splitlines())
+
+
+def test_make_class_remove_removes_every_account_the_hub_created(outcome):
+    removed, left, said = outcome.removal
+    learners = {x.name for x in outcome.learners}
+    assert set(removed) == {*learners, f"{outcome.user_prefix}teacher"}, said
+    assert left == []
 
 
 def test_the_run_leaves_no_unix_user_and_no_process(outcome):
@@ -122,7 +191,6 @@ def test_the_class_password_never_opens_an_account_the_hub_did_not_create(outcom
     import subprocess
     import uuid
 
-    from tools.class_env import PREFIX
     from tools.class_hub import HUB
 
     colleague = f"cl{uuid.uuid4().hex[:6]}staff"  # a real account, made outside the hub
@@ -131,7 +199,14 @@ def test_the_class_password_never_opens_an_account_the_hub_did_not_create(outcom
         roster = tmp_path / "created-users"
         names = ["root", "nobody", colleague, "bob smith", "newlearner"]
         run = subprocess.run(
-            [str(PREFIX / "env" / "bin" / "python"), "-c", SIGN_INS, str(HUB), str(roster), *names],
+            [
+                str(outcome.place / "env" / "bin" / "python"),
+                "-c",
+                SIGN_INS,
+                str(HUB),
+                str(roster),
+                *names,
+            ],
             capture_output=True,
             text=True,
             timeout=60,
@@ -147,3 +222,22 @@ def test_the_class_password_never_opens_an_account_the_hub_did_not_create(outcom
         "bob smith": False,  # not a name useradd takes: refused at sign-in, not a 500
         "newlearner": True,  # a new name: the hub creates its Unix user
     }
+
+
+def test_the_sizing_benchmark_runs_and_prints_every_row(outcome):
+    """benchmarks/class_size.py, two learners signing in 2 s apart (after the class above:
+    one hub at a time on the runs' class folder); its figures come from runs by hand."""
+    from benchmarks.class_size import class_size, report
+
+    sizing = class_size(2, over_s=2)
+    assert [x.error for x in sizing.learners] == [None, None]
+    printed = report(sizing).splitlines()
+    assert [line.split()[0] for line in printed[1:3]] == [x.name for x in sizing.learners]
+    for start in (
+        "  spawn: median",
+        "  run:   median",
+        "  peak PSS per learner",
+        "  machine memory",
+    ):
+        assert any(line.startswith(start) for line in printed), start
+    assert all(sizing.peak_pss[x.name] > 0 for x in sizing.learners)

@@ -26,7 +26,7 @@ def outcome():
             pytest.fail(f"CI must run the progress test: {MISSING[0]}")
         pytest.skip(f"progress test skipped: {MISSING[0]}")
     from benchmarks.class_progress import class_progress_run
-    from tools.class_env import PREFIX
+    from benchmarks.classroom.hub import PREFIX
 
     return class_progress_run(Path(os.environ.get("CLASS_TEST_PREFIX", PREFIX)))
 
