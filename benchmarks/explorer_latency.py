@@ -18,7 +18,7 @@ explorer's h) and a curve change, which needs new curves from the kernel (the up
 the x range; the step-size explorer's point x; the surrogate explorer's width). For the
 training explorer it toggles one more width button on, then times from the "Train again"
 click, dispatched in the page, to the animation frame that shows the new picture (the
-<img>'s src changed and decoded); untimed, it toggles the width off and trains again.
+new <img> decoded); untimed, it toggles the width off and trains again.
 The page is 1400x1000 CSS px; --projector makes it a projector's 1280x720 in
 JupyterLab's Presentation Mode, where the explorers draw narrower than 960 px, and
 --scale 2 a high-density screen's (devicePixelRatio 2: four times the pixels to draw).
@@ -100,7 +100,7 @@ def training_series(page: object, runs: int) -> list[float]:
     LOADS.append(os.getloadavg()[0])
     explorer = page.locator(".training-explorer").first
     explorer.scroll_into_view_if_needed()
-    picture = explorer.locator("img.widget-image")
+    picture = explorer.locator("img.training-picture").locator("xpath=..")  # replaced in it
     width = explorer.get_by_role("button", name=ADDED_WIDTH, exact=True)
     train = explorer.get_by_role("button", name="Train again")
     times = []
@@ -108,7 +108,7 @@ def training_series(page: object, runs: int) -> list[float]:
         for timed in (True, False):  # the width toggled on and timed; off again, untimed
             width.click()
             page.wait_for_timeout(300)  # the toggle reaches the kernel before the click
-            elapsed = click_to_picture(train, picture, "src", TRAINING_TIMEOUT_MS)
+            elapsed = click_to_picture(train, picture, None, TRAINING_TIMEOUT_MS)
             if elapsed is None:
                 raise RuntimeError(f"no new picture within {TRAINING_TIMEOUT_MS} ms of the click")
             if timed and i:  # the first training warms up the page and the kernel
@@ -154,7 +154,7 @@ def measure(browser: object, base: str, token: str, moves: int, args: argparse.N
         page.locator(".kernel-drawn img.explorer-picture[src]").wait_for()
         page.locator(".step-explorer .explorer-picture[data-revision]").wait_for()
         page.locator(".surrogate-explorer .explorer-picture[data-revision]").wait_for()
-        page.locator(".training-explorer img.widget-image[src]").wait_for()
+        page.locator(".training-explorer img.training-picture").wait_for()
         page.wait_for_function(DRAWN_AT_ITS_WIDTH)  # not still drawing anew for the page's room
         found = {}
         for name, root, point, curves, changing, case in EXPLORERS:

@@ -3,8 +3,9 @@ a button, then the picture's change.
 
 The clock is the page's own (performance.now), so neither playwright nor the network
 between the test and the browser adds to it. A MutationObserver sees the picture's
-attribute change (the explorer's `data-x` or `data-revision`, an <img>'s `src`); an
-<img> is then given the time to decode its new picture, as the explorer's front end
+attribute change (the explorer's `data-x` or `data-revision`, an <img>'s `src`), or, with
+no attribute, a new <img> put inside the picture's container; an <img> is then given the
+time to decode its new picture, as the explorer's front end
 decodes its background before it draws; the next animation frame after that is when the
 change reaches the screen.
 """
@@ -18,10 +19,13 @@ ACTION_TO_PICTURE = """async ([target, picture, key, attribute, timeout]) => {
   const shown = new Promise((resolve) => {
     const observer = new MutationObserver(async () => {
       observer.disconnect();
-      if (picture instanceof HTMLImageElement) await picture.decode().catch(() => {});
+      // The changed <img>: the picture itself, or (no attribute) the one put in its place.
+      const image = attribute === null ? picture.querySelector("img") : picture;
+      if (image instanceof HTMLImageElement) await image.decode().catch(() => {});
       requestAnimationFrame(() => resolve(performance.now() - started));
     });
-    observer.observe(picture, { attributes: true, attributeFilter: [attribute] });
+    if (attribute === null) observer.observe(picture, { childList: true, subtree: true });
+    else observer.observe(picture, { attributes: true, attributeFilter: [attribute] });
   });
   if (key === null) target.click();
   else target.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }));
@@ -31,7 +35,7 @@ ACTION_TO_PICTURE = """async ([target, picture, key, attribute, timeout]) => {
 
 
 def _action_to_picture(
-    target: Locator, picture: Locator, key: str | None, attribute: str, timeout_ms: float
+    target: Locator, picture: Locator, key: str | None, attribute: str | None, timeout_ms: float
 ) -> float | None:
     return target.page.evaluate(
         ACTION_TO_PICTURE,
@@ -47,8 +51,8 @@ def key_to_picture(
 
 
 def click_to_picture(
-    button: Locator, picture: Locator, attribute: str, timeout_ms: float = 10_000
+    button: Locator, picture: Locator, attribute: str | None, timeout_ms: float = 10_000
 ) -> float | None:
     """Milliseconds from a click on `button` (dispatched in the page) to the frame showing
-    `picture`'s change."""
+    `picture`'s change (attribute None: a new <img> inside the container `picture`)."""
     return _action_to_picture(button, picture, None, attribute, timeout_ms)

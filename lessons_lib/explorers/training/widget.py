@@ -112,7 +112,7 @@ class TrainingExplorer(widgets.VBox):
         alt = (
             f"Loss against training step, {self.steps} steps: one panel per shape "
             f"({', '.join(shapes)}), a line per width ({', '.join(f'{w:g}' for w in widths)}) "
-            "and a dashed line for the true gradient. The list below says how each run ended."
+            "and a wide grey band for the true gradient. The list below says how each run ended."
         )
         source = base64.b64encode(png).decode("ascii")
         return (
