@@ -212,6 +212,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"Teacher's link: {base}/hub/admin  (sign in as {args.teacher}, password {teacher_password})"
     )
+    print(f"Progress (the teacher's page): {base}/services/progress/")
     print(f"Learners' link: {base}/hub/user-redirect/{pull_path(repo)}")
     print(f"Learners sign in with a new name (a-z, 0-9) and the class password: {password}")
     print("Stop the class with Ctrl-C: every learner's server stops; their files stay.", flush=True)
