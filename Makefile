@@ -32,7 +32,7 @@ xdist = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist $(1))
 TIMES := build/test-times
 # The quick loop leaves out the browser tests, Binder's build, the installed wheel's run,
 # the class on the hub and nbgrader's grading (a minute or more each).
-QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py --ignore=tests/hub/test_progress_on_the_hub.py --ignore=tests/test_nbgrader.py -m "not binder and not installed"
+QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py --ignore=tests/test_nbgrader.py -m "not binder and not installed"
 
 .PHONY: lab test check notebooks slides links binder-link site
 

@@ -7,6 +7,9 @@ a class folder of its own (--prefix, /srv/lessons-class-test: never a live class
 state folder of its own and a unique prefix for its Unix users, then:
 - N learners sign in at once (POST /hub/login); each server spawns as its own Unix user and
   pulls the course through nbgitpuller's API (from the local bare repository);
+- with 3 learners or more, before any lesson: the first passes check_cube, the second fails
+  it, the others run no check; the teacher's progress page (a learner is refused it) and
+  `make class-progress` must show exactly that (benchmarks/classroom/progress.py);
 - the hub's first line says which limits it enforces; each learner's server and kernels
   are in that learner's own control group (benchmarks/classroom/faults.py);
 - each runs lesson 1's beginner notebook (--notebook for another) top to bottom through
@@ -49,7 +52,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from benchmarks.classroom import browser, course_update, faults, idle, isolation
+from benchmarks.classroom import browser, course_update, faults, idle, isolation, progress
 from benchmarks.classroom.hub import PREFIX, ROOT, TEACHER_PASSWORD, Hub
 from benchmarks.classroom.learners import (
     LESSON,
@@ -91,6 +94,7 @@ def class_load(
         together(lambda x: (sign_in(hub, x), spawn_and_pull(hub, x, pull_path)), people)
         ready = [x for x in people if x.spawn_s is not None and not x.error]
         room = Room(hub, ready, pull_path, repo, prefix)
+        seen = progress.progress(room)  # first: only its two checks have run
         together(lambda x: run_lesson(hub, x, lesson), ready)
         limits = (faults.limits_line(room), faults.in_own_groups(room))
         # The scenarios, in order (benchmarks/classroom/, one module each). The idle learner
@@ -124,7 +128,7 @@ def class_load(
         outcome = Outcome(
             people, sampler.hub_proxy, culled, opened, slider, kept, update, False, log,
             prefix, started, place, second_hub, (stopped_s, heeds), (removed, left, said),
-            limits, status, fault_run,
+            limits, status, fault_run, seen,
         )  # fmt: skip
     finally:
         if sampler:

@@ -14,8 +14,8 @@ WALK_AND_SITE = tuple(
 )
 # Both judge one build of Binder's environment (tests/learner_env.py).
 BINDERS_ENVIRONMENT = ("tests/test_binder_env.py", "tests/test_installed_course.py")
-# Both start `make class`'s hub on one class folder, whose environment either may rebuild.
-CLASS_ON_THE_HUB = ("tests/hub/test_class.py", "tests/hub/test_progress_on_the_hub.py")
+# It starts `make class`'s hub (and builds the class's environment the first time).
+CLASS_ON_THE_HUB = ("tests/hub/test_class.py",)
 # The longest work units start first, so that no worker is left alone with one at the end.
 LONGEST_FIRST = ("the walk and the site", "tests/ui", "Binder's environment", "tests/hub")
 
@@ -40,7 +40,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     fixture (a lab) is built once. The browser tests go to the two workers in two halves,
     each half's files sharing one Chromium (a package-scoped fixture: tests/ui/conftest.py);
     the walk's half also shares one lab and build/ui/. The two modules that judge Binder's
-    environment share one worker and one build; so do the two that start the class's hub.
+    environment share one worker and one build.
     (--dist loadgroup cannot do this:
     pytest-xdist 3.8 sets a group by renaming each test, which pytest 9 no longer lets it do.)
     """

@@ -7,7 +7,8 @@
 - memory.py: each learner's memory and the hub's, sampled from /proc.
 - Scenarios, each a function of the Room returning what it saw: isolation.py (the
   attempts on another learner), browser.py (a learner in Chromium), course_update.py
-  (a pull across a new course commit), idle.py (culling).
+  (a pull across a new course commit), idle.py (culling), faults.py (the limits, and a
+  runaway and a busy loop against them), progress.py (the teacher's progress page).
 - report.py: the Outcome and the printed table.
 
 A new scenario is a module here with a function of the Room; class_load.py calls it in

@@ -7,6 +7,7 @@ from pathlib import Path
 from benchmarks.classroom.course_update import CourseUpdate
 from benchmarks.classroom.faults import RUNAWAY, FaultRun
 from benchmarks.classroom.learners import Learner
+from benchmarks.classroom.progress import Progress, progress_lines
 
 MIB = 1 << 20
 
@@ -32,6 +33,7 @@ class Outcome:
     limits: tuple[str, dict[str, bool], list[str]]
     status_memory: str  # JupyterLab's status bar, in Chromium: "Mem: used / limit MB"
     faults: FaultRun | None  # the runaway and the busy loop (3 learners or more)
+    progress: Progress | None  # the teacher's page and command (3 learners or more)
 
     @property
     def refused(self) -> tuple[int, int]:
@@ -57,6 +59,8 @@ def report(outcome: Outcome) -> str:
         f"learners whose every process is in their own control group: {sum(grouped.values())}"
         f"/{len(grouped)}"
     )
+    if outcome.progress is not None:
+        lines += progress_lines(outcome.progress)
     if outcome.faults is not None:
         lines += fault_lines(outcome.faults)
     lines.append("isolation attempts (each must be refused):")

@@ -16,7 +16,9 @@ the runaway is stopped, JupyterLab and the course say so, the hub runs on. The r
 and a second hub started on it while it runs is refused. Ctrl-C stops the hub, started in
 the background as a script would, and everything it started; `make class-remove` then
 removes the accounts it created. Everything started is stopped, the run's Unix users
-removed, and the course branch put back.
+removed, and the course branch put back. Before the lesson, one learner passes check_cube,
+one fails it, one runs none: the teacher's progress page (refused to a learner) and `make
+class-progress` show exactly that, and the failing learner's own words nowhere.
 """
 
 import os
@@ -92,6 +94,41 @@ def test_a_runaway_kernel_is_stopped_alone_and_the_learner_is_told_why(outcome):
         line.startswith("  the others' lesson 1 run median")
         for line in report(outcome).splitlines()
     )
+
+
+def test_the_teachers_page_and_command_show_each_learners_latest_check(outcome):
+    """Before the lesson: one learner passes check_cube, one fails it, one runs no check."""
+    from tools.class_progress import COURSE_CHECKS
+
+    seen = outcome.progress
+    assert seen.error is None, seen.error
+    assert seen.printed == {"passes": "4", "fails": "2"}
+    assert sorted(seen.expected.values()) == ["-", "2/4", "4/4"]
+    assert seen.cube(seen.page) == seen.expected
+    assert seen.cube(seen.command_rows) == seen.expected
+    for rows in (seen.page, seen.command_rows):  # a header, the three, the summary
+        assert [row[0] for row in rows[1:-1]] == sorted(seen.learners)
+        assert rows[-1][1 + COURSE_CHECKS.index("check_cube")] == "1 of 3 passed"
+
+
+def test_only_the_teacher_sees_the_progress_page(outcome):
+    assert outcome.progress.learner_page == (403, False)
+
+
+def test_no_learners_code_is_recorded_or_shown(outcome):
+    from benchmarks.class_load import report
+    from benchmarks.classroom.progress import SECRET
+
+    seen = outcome.progress
+    files = {seen.learners[name]: text for name, text in seen.files.items()}
+    assert files["never"] is None
+    assert files["fails"].count('"check": "check_cube"') == 1
+    shown = [seen.command, str(seen.page), *map(str, seen.files.values())]
+    assert not [text for text in shown if SECRET in text]
+    lines = [line.split()[1:5] for line in report(outcome).splitlines()
+             if line.startswith(tuple(f"  {name}" for name in seen.learners))]  # fmt: skip
+    assert lines == [["passes", "4", "4/4", "4/4"], ["fails", "2", "2/4", "2/4"],
+                     ["never", "-", "-", "-"]]  # fmt: skip
 
 
 def test_every_attempt_on_another_learner_is_refused(outcome):
