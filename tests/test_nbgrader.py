@@ -155,6 +155,24 @@ def test_the_students_version_keeps_each_starter_and_drops_every_answer(course):
         assert [c for c in cells if "answer" in c["metadata"].get("tags", [])] == []
 
 
+def test_a_section_whose_cell_is_left_out_goes_with_it(course):
+    """An answer cell outside the answers (a "what not to do" that shows too much) takes its
+    own section along: no text is left speaking of a cell that is gone."""
+    folder, _ = course
+    name = "choose-your-surrogate"
+    course_cells = load(export.EXERCISES / f"{name}.ipynb")["cells"]
+    tagged = [i for i, c in enumerate(course_cells) if "answer" in c["metadata"].get("tags", [])]
+    left_out = export.answer_sections(course_cells)
+    assert set(tagged) <= left_out
+    titles = [text(c).splitlines()[0] for c in course_cells if text(c).startswith("#")]
+    assert "### A property test that never runs" in titles
+    cells = load(folder / "release" / name / f"{name}.ipynb")["cells"]
+    release = [text(c) for c in cells]
+    assert not [t for t in release if "A property test that never runs" in t]
+    assert not [t for t in release if "`peaks_at_threshold` is only defined" in t]
+    assert [t for t in release if t.startswith("### gradcheck cannot judge a surrogate")]
+
+
 def test_the_test_cells_are_locked_and_worth_a_point_per_check(course):
     folder, parts = course
     for name, graded in parts.items():

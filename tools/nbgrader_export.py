@@ -11,7 +11,8 @@ tools/nbgrader_env.py) generate the students' version, COURSE/release/<exercise>
 - the self-check that follows it (`check_cube(Cube)`) becomes a locked autograder test cell
   worth a point for each check the self-check runs; it shows the learner's verdict and gives
   nbgrader the number that passed, nbgrader's partial credit;
-- the answer cells (tagged answer) and each "The answer to ..." section are left out.
+- each "The answer to ..." section is left out, and each cell tagged answer with the rest
+  of its own section (its text speaks of the cell).
 Every other cell stays as it is, outputs cleared. COURSE/nbgrader_config.py holds the
 settings; the teacher's guide says how to hand the assignments out and grade them.
 """
@@ -113,16 +114,25 @@ def points(check: str, name: str) -> int:
 
 def answer_sections(cells: list[dict]) -> set[int]:
     """The cells of each "The answer to ..." section: its heading up to the next heading of
-    the same or a higher level; and every cell tagged answer."""
-    left_out, level = set(), None
+    the same or a higher level; and every cell tagged answer, with the rest of its own
+    section when that is not an answer section (its text speaks of the cell)."""
+    headings = {}  # cell -> its heading's level
     for i, cell in enumerate(cells):
-        heading = HEADING.match(cell_text(cell)) if cell["cell_type"] == "markdown" else None
-        if heading and level is not None and len(heading[1]) <= level:
-            level = None
-        if heading and re.search(r"\banswers?\b", cell_text(cell).splitlines()[0], re.I):
-            level = len(heading[1])
-        if level is not None or ANSWER_TAG in cell.get("metadata", {}).get("tags", []):
-            left_out.add(i)
+        if cell["cell_type"] == "markdown" and (heading := HEADING.match(cell_text(cell))):
+            headings[i] = len(heading[1])
+
+    def section(start: int) -> range:
+        after = [j for j, level in headings.items() if j > start and level <= headings[start]]
+        return range(start, min(after, default=len(cells)))
+
+    left_out = set()
+    for i in headings:
+        if re.search(r"\banswers?\b", cell_text(cells[i]).splitlines()[0], re.I):
+            left_out.update(section(i))
+    for i, cell in enumerate(cells):
+        if ANSWER_TAG in cell.get("metadata", {}).get("tags", []) and i not in left_out:
+            own = max((j for j in headings if j < i), default=None)
+            left_out.update(section(own) if own is not None else [i])
     return left_out
 
 
