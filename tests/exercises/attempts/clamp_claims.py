@@ -33,7 +33,6 @@ from tests.exercises.attempts.clamp_sending_claims import (
     repeated_grad_out,
 )
 from tests.exercises.attempts.clamp_verdict import Verdict
-from tests.exercises.attempts.distinct import MISSING
 
 CHECKERS: dict[str, Checker] = {
     "you passed <what>": you_passed,
@@ -89,7 +88,3 @@ def false_claims(attempt: Attempt, verdict: Verdict) -> dict[str, list[str]]:
     )
     found = {kind: check(ctx) for kind, check in checkers.items()}
     return {kind: claims for kind, claims in found.items() if claims}
-
-
-def is_missing(attempt: Attempt) -> bool:
-    return attempt.value is MISSING
