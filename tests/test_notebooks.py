@@ -21,6 +21,15 @@ def test_the_course_map_exists():
     assert [p.name for p in NOTEBOOKS][:1] == ["00-start-here.ipynb"]
 
 
+def test_the_notebooks_folder_holds_only_what_learners_open():
+    """Every file git tracks there is a notebook or the teacher's guide: a picture written
+    beside a notebook (nbconvert's *_c12_0.png) would show in every learner's file browser."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "notebooks"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert [p for p in tracked if not p.endswith(".ipynb")] == ["notebooks/teachers-guide.md"]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_is_stored_normalised(path):
     nb = nbformat.read(path, as_version=4)
