@@ -132,6 +132,7 @@ class FaultRun:
     after: str = ""  # the cell run next: the course's line, then its own output
     notebook_kept: bool = False
     busy_share: float = 0.0  # of one core, while the others ran
+    fair_share: float = 0.0  # the busy loop's, in cores: an equal share, at most its limit
     hub_up: bool = False
     proxy_up: bool = False
     error: str | None = None
@@ -168,12 +169,13 @@ def awake(room: Room, learner: Learner) -> None:
         spawn_and_pull(room.hub, again, room.pull_path)
 
 
-def memory_limit() -> int:
-    """Each learner's memory limit, in bytes, as the hub reads it (hub/class_limits.py)."""
+def limits() -> tuple[int, float | None]:
+    """Each learner's memory limit in bytes and CPU limit in cores, as the hub reads them
+    (hub/class_limits.py)."""
     sys.path.insert(0, str(ROOT / "hub"))  # hub/ is not a package
     from class_limits import from_values
 
-    return from_values()[0]
+    return from_values()
 
 
 def faults(room: Room, lesson: str, proxy: int | None) -> FaultRun | None:
@@ -187,7 +189,10 @@ def faults(room: Room, lesson: str, proxy: int | None) -> FaultRun | None:
         return run
     try:
         together(lambda x: awake(room, x), room.ready)
-        saved = notebook(memory_limit())
+        memory, cpus = limits()
+        cores = os.cpu_count() or 1
+        run.fair_share = min(cpus or cores, cores / (len(others) + 1))  # the others and the loop
+        saved = notebook(memory)
         api(runaway, "PUT", f"{room.hub.base}/user/{runaway.name}/api/contents/{SAVED}",
             json={"type": "notebook", "format": "json", "content": saved}).raise_for_status()  # fmt: skip
         # The runaway's JupyterLab open and idle from here on: the browser (on this

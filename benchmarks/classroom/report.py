@@ -1,5 +1,6 @@
 """What a class load run saw (the Outcome), and the table it prints."""
 
+import os
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,6 +126,7 @@ def fault_lines(run: FaultRun) -> list[str]:
     others = {n: k for n, k in run.kills.items() if n != run.runaway}
     only = own is not None and own >= 1 and all(k == 0 for k in others.values())
     seen = f"{run.message_s:.1f} s" if run.message_s is not None else "never"
+    cores = os.cpu_count() or 1
     lines = [
         f"faults during lesson 1: {run.runaway} allocates {RUNAWAY}x the memory limit in "
         f"JupyterLab, {run.busy} runs a busy loop, {len(run.others)} others run lesson 1:",
@@ -137,9 +139,15 @@ def fault_lines(run: FaultRun) -> list[str]:
         f"  the others' lesson 1 run median: {median(times[0]):.1f} s undisturbed, "
         f"{median(times[1]):.1f} s during the faults (x{run.ratio:.2f}; within 1.5x: "
         f"{run.ratio <= 1.5}); finished {len(times[1])}/{len(run.others)}",
-        f"  the busy loop used {run.busy_share:.2f} of a core while the others ran",
+        f"  the busy loop used {run.busy_share:.2f} of a core while the others ran (its fair "
+        f"share: {run.fair_share:.2f} of the {cores} cores)",
         f"  hub answering: {run.hub_up}; proxy still running: {run.proxy_up}",
     ]
+    if run.fair_share > cores / 3:  # the others keep under 2/3 of the machine: over 1.5x
+        lines.append(
+            f"  with {len(run.others)} other(s), the busy loop's fair share alone slows them "
+            "past 1.5x: the goal is for a class that fills the machine (8 learners on 2 cores)"
+        )
     if run.error:
         lines.append(f"  failed: {run.error}")
     return lines
