@@ -20,7 +20,6 @@ from tools.notebooks import KERNELSPEC
 from tools.slow_link import SlowLink
 
 DELAY = 0.05  # seconds each way
-ROUND_TRIP_MS = 2000 * DELAY
 NOTEBOOK = "explorer.ipynb"  # the scratch notebook's name
 RUN_CELL = """async ([index, wait]) => {
   const app = window.jupyterapp;

@@ -15,7 +15,6 @@ from tests.ui.scratch_lab import (
     FOCUSED,
     INTERRUPT,
     OUTPUT_TEXT,
-    ROUND_TRIP_MS,
     RUN_CELL,
     alt,
     fixtures,
@@ -56,8 +55,9 @@ def test_a_point_move_is_drawn_at_once_even_while_the_kernel_is_busy(page):
     page.wait_for_function(f"({OUTPUT_TEXT})(1).includes('sleeping')")  # the sleep has begun
     times = [key_to_picture(handle, picture, "ArrowRight", "data-x", 3000) for _ in range(3)]
     assert not page.evaluate(FINISHED, 1), "the sleep ended too soon to prove anything"
+    # The kernel sleeps throughout, so each change was drawn by the page alone (how fast:
+    # benchmarks/explorer_latency.py, not a timed test).
     assert None not in times, f"the picture waited for the kernel: {times}"
-    assert max(times) < ROUND_TRIP_MS, f"slower than a round trip to the kernel: {times}"
     # Three steps of 5/400 from 0.4: forward round(0.4375) = 0, backward 1, truth 0.
     said = alt(page)
     for words in ["x = 0.4375", "forward = 0,", "RoundSTE's backward = 1,", "true gradient = 0;"]:

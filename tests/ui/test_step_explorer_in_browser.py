@@ -17,7 +17,6 @@ from tests.ui.scratch_lab import (
     FOCUSED,
     INTERRUPT,
     OUTPUT_TEXT,
-    ROUND_TRIP_MS,
     RUN_CELL,
     alt,
     fixtures,
@@ -78,8 +77,9 @@ def test_a_step_move_is_drawn_at_once_even_while_the_kernel_is_busy(page):
     page.wait_for_function(f"({OUTPUT_TEXT})(1).includes('sleeping')")
     times = [key_to_picture(handle, picture, "ArrowLeft", "data-x", 3000) for _ in range(3)]
     assert not page.evaluate(FINISHED, 1), "the sleep ended too soon to prove anything"
+    # The kernel sleeps throughout, so each change was drawn by the page alone (how fast:
+    # benchmarks/explorer_latency.py, not a timed test).
     assert None not in times, f"the picture waited for the kernel: {times}"
-    assert max(times) < ROUND_TRIP_MS, f"slower than a round trip to the kernel: {times}"
     # Three stops down from 1e-4: h = 10 ** -4.75, errors read from the samples.
     said = alt(page)
     assert "At h = 1.778e-05:" in said
