@@ -5,7 +5,9 @@ builder prefers (its SelectMimeType, priority 4). Before that, while the text be
 picture is still there, this sets the picture's alt text: an explorer's text alternative
 (lessons_lib stores one beside its widget view), or for a plot the titles its cell gives
 it. Under an explorer it adds one line: the sliders need a running notebook, and where (the
-page's launch links; without them, JupyterLab as the README sets it up, or Colab).
+page's launch links; without them, JupyterLab as the README sets it up, or Colab). A
+plain widget's output, its view and only its repr ("IntProgress(...)"), is left out
+(tools/widget_stand_ins.py).
 """
 
 import re
@@ -17,8 +19,10 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
+from tools import widget_stand_ins
+
 logger = logging.getLogger(__name__)
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_VIEW = widget_stand_ins.WIDGET_VIEW
 MATPLOTLIB_REPR = re.compile(r"^<Figure size [^>]*>$")
 TITLE = re.compile(r"""(?:set_title\(|suptitle\(|\btitle=)\s*(["'])(.+?)\1""")
 SETUP_HEADING = "Two commands"  # the README's section on running the course
@@ -73,6 +77,9 @@ class PicturesWithText(SphinxPostTransform):
             if bundle.get("nb_element") != "mime_bundle":
                 continue
             formats = {child["mime_type"]: child for child in bundle.children}
+            if widget_stand_ins.is_stand_in({m: c.astext() for m, c in formats.items()}):
+                self.leave_out(bundle)
+                continue
             text = formats["text/plain"].astext().strip() if "text/plain" in formats else ""
             explorer = WIDGET_VIEW in formats
             if not explorer and MATPLOTLIB_REPR.match(text):
@@ -81,6 +88,14 @@ class PicturesWithText(SphinxPostTransform):
                 image["alt"] = image.get("alt") or text or plot_alt(cell_source(bundle))
             if explorer:
                 bundle.parent.insert(bundle.parent.index(bundle) + 1, self.explorer_note())
+
+    @staticmethod
+    def leave_out(bundle: nodes.Element) -> None:
+        """Remove an output, and its cell's output area if nothing else is left in it."""
+        area = bundle.parent
+        area.remove(bundle)
+        if not area.children and area.get("nb_element") == "cell_code_output":
+            area.parent.remove(area)
 
     def explorer_note(self) -> nodes.paragraph:
         page = self.env.docname

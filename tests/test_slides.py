@@ -12,11 +12,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import ipywidgets
 import nbformat
 import pytest
 
 from tests.answer_leaks import answer_code, deck_leaks
 from tests.lab_server import ROOT
+from tests.widget_reprs import widget_reprs
 from tools import credit
 from tools.notebooks import NOTEBOOKS as NOTEBOOKS_DIR
 from tools.notebooks import notebook_paths
@@ -31,6 +33,7 @@ from tools.slides import (
     deck_path,
     for_slides,
 )
+from tools.widget_stand_ins import WIDGET_VIEW
 
 NOTEBOOKS = notebook_paths()
 BY_PATH = {"ids": lambda p: str(p.relative_to(NOTEBOOKS_DIR))}
@@ -145,6 +148,30 @@ def test_an_answer_leaves_a_pointer_and_moves_after_every_heading():
     assert cells[-1].metadata["slideshow"] == {"slide_type": "slide"}
     assert "](../02/1-beginner.slides.html#top)" in cells[0].source
     assert "](../../../notebooks/01/a.md)" in cells[0].source
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)
+def test_no_deck_shows_a_widgets_python_repr(decks, path):
+    """A widget cannot be drawn on a slide: its repr ("IntProgress(...)") stays off it too."""
+    assert widget_reprs(decks[path]) == []
+
+
+def test_a_plain_widgets_output_is_left_out_and_an_explorers_kept():
+    progress = ipywidgets.IntProgress(value=0, min=0, max=1, description="training")
+    explorer = {
+        "image/png": "iVBORw0KGgo=",
+        "text/plain": "Training explorer: ...",
+        WIDGET_VIEW: {"model_id": "0", "version_major": 2, "version_minor": 0},
+    }
+    cell = nbformat.v4.new_code_cell("train_surrogates()")
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", progress._repr_mimebundle_()),
+        nbformat.v4.new_output("display_data", explorer),
+    ]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    notebook = ROOT / "notebooks" / "03" / "1-beginner.ipynb"
+    kept = for_slides(nb, notebook, deck_path(notebook)).cells[0].outputs
+    assert [output.data for output in kept] == [explorer]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, **BY_PATH)

@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 from nbconvert import SlidesExporter
 
-from tools import credit
+from tools import credit, widget_stand_ins
 from tools.notebooks import NOTEBOOKS, notebook_paths
 
 ROOT = NOTEBOOKS.parent
@@ -74,10 +74,15 @@ def for_slides(
     nb: nbformat.NotebookNode, notebook: Path, deck: Path, last_slide: str = ""
 ) -> nbformat.NotebookNode:
     """The notebook as its deck shows it: folded answers last, each run of them under its
-    heading, links from the deck, no widgets; the credit slide (Markdown) at the very end."""
+    heading, links from the deck, no widgets (nor a plain widget's repr, tools/widget_stand_ins.py);
+    the credit slide (Markdown) at the very end."""
     nb.metadata.pop("widgets", None)  # no widget state: explorers show their stored picture
     kept, answers, heading = [], [], ""
     for cell in nb.cells:
+        if cell.cell_type == "code":  # a plain widget's repr ("IntProgress(...)") is no slide text
+            cell.outputs = [
+                out for out in cell.outputs if not widget_stand_ins.is_stand_in(out.get("data", {}))
+            ]
         if is_heading(cell):
             heading = cell.source.splitlines()[0].lstrip("#").strip()
         if cell.cell_type == "markdown":

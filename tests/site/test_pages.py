@@ -23,6 +23,7 @@ from tests.site.build import (
     make_site,
 )
 from tests.site.pages import page_of, read_page, shown_text, shown_words, site_pages_of, words
+from tests.widget_reprs import widget_reprs
 from tools.credit import credit_line
 from tools.notebooks import notebook_paths
 
@@ -183,6 +184,12 @@ def test_an_explorer_shows_its_picture_with_its_text_and_how_to_move_its_sliders
             f"{readme}the README, Two commands</a>) or from the course's GitHub page in Colab."
         )
     assert 'id="two-commands"' in (site / "README.html").read_text()
+
+
+def test_no_page_shows_a_widgets_python_repr(site, teachers_site):
+    """The training explorer's progress bar stores only "IntProgress(...)" beside its view."""
+    for page in [*site_pages_of(site), *site_pages_of(teachers_site)]:
+        assert widget_reprs(page.read_text()) == [], page
 
 
 def test_every_picture_has_alt_text(site):
