@@ -167,6 +167,12 @@ c.JupyterHub.services.append(
         "oauth_no_confirm": True,
     }
 )
+# No periodic health check of the services: JupyterHub's (every 60 s) only logs a warning,
+# and its Ctrl-C shutdown leaves it scheduled while cleanup deletes each service's server
+# record, so a check falling in those seconds printed an AttributeError traceback
+# (check_services_health reads service.orm.server, then None: JupyterHub 6.1.1's app.py).
+# A service whose process exits is still restarted (its spawner's poll, services/service.py).
+c.JupyterHub.service_check_interval = 0
 c.JupyterHub.last_activity_interval = int(setting("CLASS_ACTIVITY_INTERVAL", "60"))
 if sys.platform != "linux":
     raise SystemExit("make class runs learners as Unix users: Linux only")

@@ -8,16 +8,21 @@ checks the admin flag of whoever it is shown to as well. It lists learners x the
 self-checks with each one's latest verdict (tools/class_progress.py reads the hub's
 database and each learner's ~/.lessons/progress.jsonl; `make class-progress` prints the
 same table). Never any code: the files hold none.
+
+It stops cleanly on SIGINT, which the hub sends its services as it stops (Ctrl-C on `make
+class`), and on SIGTERM: it closes its port and exits 0, with no traceback.
 """
 
+import asyncio
 import os
+import signal
 import sys
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
-from tornado import ioloop, web
+from tornado import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout, for tools/
 from tools import class_progress
@@ -54,6 +59,17 @@ class ProgressPage(HubOAuthenticated, web.RequestHandler):
         self.write(PAGE.format(refresh=REFRESH_S, now=now.strftime("%H:%M:%S"), table=table))
 
 
+async def serve(app: web.Application, host: str, port: int) -> None:
+    """Serve `app` until SIGINT or SIGTERM, then close the port and return."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)  # instead of a KeyboardInterrupt mid-select
+    server = app.listen(port, host)
+    await stop.wait()
+    server.stop()
+
+
 def main() -> None:
     prefix = os.environ["JUPYTERHUB_SERVICE_PREFIX"]
     callback = urlparse(os.environ["JUPYTERHUB_OAUTH_CALLBACK_URL"]).path
@@ -62,8 +78,7 @@ def main() -> None:
         cookie_secret=os.urandom(32),
     )
     url = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
-    app.listen(url.port, url.hostname)
-    ioloop.IOLoop.current().start()
+    asyncio.run(serve(app, url.hostname, url.port))
 
 
 if __name__ == "__main__":
