@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tools import links
 from tools.credit import (
     ADAPTED,
     CC_BY,
@@ -12,6 +13,7 @@ from tools.credit import (
     KEEP_CODE,
     ROOT,
     credit_line,
+    no_address,
     notice,
     report,
     source,
@@ -108,8 +110,23 @@ def test_make_credit_without_an_address_says_how_to_name_one():
     first = done.stdout.splitlines()[0]
     assert first == (
         "No address in the credit line: '/srv/git/course.git' is not a web address of a "
-        "repository. Name the course's repository with git remote add origin "
-        "https://github.com/OWNER/REPO.git, or pass it: "
+        f"repository. Name the course's repository with {links.naming_origin()}, or pass it: "
         "make credit REPOSITORY=https://github.com/OWNER/REPO."
     )
     assert f"  {credit_line(None)}" in done.stdout.splitlines()
+
+
+@pytest.mark.parametrize("origin", [None, "/srv/git/backward-course.git"])
+def test_the_advice_without_an_address_works_with_or_without_an_origin(tmp_path, origin):
+    """git remote add where the clone has no origin, set-url where it has one: as advised."""
+    git(tmp_path, "init", "-q")
+    if origin:
+        git(tmp_path, "remote", "add", "origin", origin)
+    first = report(cwd=tmp_path)[0].splitlines()[0]
+    why = f"origin is {origin}, not a web address" if origin else "this clone has no origin"
+    assert first == no_address(why, cwd=tmp_path)
+    verb = "set-url" if origin else "add"
+    command = f"git remote {verb} origin https://github.com/OWNER/REPO.git"
+    assert f" with {command}, or pass it: make credit REPOSITORY=" in first
+    git(tmp_path, *command.split()[1:])
+    assert source(cwd=tmp_path) == ("https://github.com/OWNER/REPO", "")

@@ -15,6 +15,7 @@ from tools.links import (
     colab_url,
     github_repo,
     main,
+    naming_origin,
     notebooks,
     report,
 )
@@ -90,7 +91,8 @@ def test_a_clone_without_origin_is_told_in_one_line_what_the_links_need(clone):
     text, status = report(clone, hub="https://hub.example.edu")
     assert status == 1 and "\n" not in text
     assert text.startswith("No links: this clone has no origin.")
-    assert "GitHub" in text and "git remote add origin" in text
+    assert "GitHub" in text and "(git remote add origin https://github.com/OWNER/REPO.git)" in text
+    assert "set-url" not in text
 
 
 def test_a_clone_whose_origin_is_not_on_github_is_told_so(clone):
@@ -98,6 +100,20 @@ def test_a_clone_whose_origin_is_not_on_github_is_told_so(clone):
     text, status = report(clone)
     assert status == 1 and "\n" not in text
     assert "origin is https://gitlab.com/ada/backward-course.git, not on GitHub" in text
+    assert "(git remote set-url origin https://github.com/OWNER/REPO.git)" in text
+    assert "remote add" not in text
+
+
+@pytest.mark.parametrize("origin", [None, "/srv/git/backward-course.git"])
+def test_the_advised_command_names_origin_with_or_without_one(clone, origin):
+    """Run as advised, it works: add fails where origin exists, set-url where it does not."""
+    if origin:
+        git(clone, "remote", "add", "origin", origin)
+    command = naming_origin(clone, "git@github.com:ada/backward-course.git").split()
+    assert command[:3] == ["git", "remote", "set-url" if origin else "add"]
+    git(clone, *command[1:])
+    text, status = report(clone)
+    assert status == 0 and text.startswith(f"Binder link: {LINK}\n")
 
 
 def test_a_branch_not_on_origin_links_to_the_default_branch(clone):

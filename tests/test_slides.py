@@ -44,19 +44,34 @@ LOADED = re.compile(
 )
 
 
-def make_slides() -> None:
-    """`make slides`, which installs reveal.js and MathJax with npm the first time."""
+def make_slides() -> str:
+    """`make slides`, which installs reveal.js and MathJax with npm the first time; what it
+    printed."""
     if not shutil.which("npm") and not NODE_MODULES.exists():
         if os.environ.get("CI") == "true":
             pytest.fail("CI must build the slide decks, but npm is missing")
         pytest.skip("the slide decks need Node.js and npm: apt-get install nodejs npm")
-    subprocess.run(["make", "-s", "slides"], cwd=ROOT, check=True, capture_output=True)
+    done = subprocess.run(
+        ["make", "-s", "slides"], cwd=ROOT, check=True, capture_output=True, text=True
+    )
+    return done.stdout
 
 
 @pytest.fixture(scope="module")
-def decks():
-    make_slides()
+def made() -> str:
+    return make_slides()
+
+
+@pytest.fixture(scope="module")
+def decks(made):
     return {path: deck_path(path).read_text() for path in NOTEBOOKS}
+
+
+def test_make_slides_says_how_to_give_the_credit_line_an_address(made):
+    """The advice `make credit` gives, for this clone: git remote add, or set-url."""
+    address, why = credit.source()
+    advice = [line for line in made.splitlines() if line.startswith("No address")]
+    assert advice == ([] if address else [credit.no_address(why, "make slides")])
 
 
 def answers(path: Path) -> list[nbformat.NotebookNode]:

@@ -24,10 +24,9 @@ LICENSE = ROOT / "LICENSE"
 COURSE = "Write your own backward pass"
 CC_BY = "https://creativecommons.org/licenses/by/4.0/"
 COPYRIGHT = re.compile(r"^Copyright \(c\) (?P<year>\d{4}(?:-\d{4})?) (?P<holder>.+)$", re.M)
-NO_ORIGIN = (
+NO_ADDRESS = (
     "No address in the credit line: {why}. Name the course's repository with "
-    "git remote add origin https://github.com/OWNER/REPO.git, or pass it: "
-    "make credit REPOSITORY=https://github.com/OWNER/REPO."
+    "{naming_origin}, or pass it: {command} REPOSITORY=https://github.com/OWNER/REPO."
 )
 
 
@@ -78,6 +77,11 @@ def source(setting: str | None = None, cwd: Path = ROOT) -> tuple[str | None, st
     return found, "" if found else f"origin is {remote}, not a web address"
 
 
+def no_address(why: str, command: str = "make credit", cwd: Path = ROOT) -> str:
+    """The line saying the credit line has no address, and the two ways to give it one."""
+    return NO_ADDRESS.format(why=why, naming_origin=links.naming_origin(cwd), command=command)
+
+
 def credit_line(address: str | None, holder: Notice | None = None) -> str:
     """The line that credits the course's text and pictures, as CC BY 4.0 asks."""
     holder = holder or notice()
@@ -102,7 +106,7 @@ def report(setting: str | None = None, cwd: Path = ROOT) -> tuple[str, int]:
     held = notice()
     lines = []
     if address is None:
-        lines.append(NO_ORIGIN.format(why=why))
+        lines.append(no_address(why, cwd=cwd))
     lines += [
         "The credit line for the course's text and pictures (CC BY 4.0):",
         f"  {credit_line(address, held)}",

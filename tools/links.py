@@ -27,10 +27,9 @@ IMAGE_COURSE = "file:///srv/lessons"
 IMAGE_BRANCH = "course"
 NEEDS = (
     "Binder, Colab and nbgitpuller read a public GitHub repository: push this clone to GitHub "
-    "and name it origin (git remote add origin https://github.com/OWNER/REPO.git, or "
-    "git remote set-url origin ... where a clone has one), "
-    "then run make links again."
+    "and name it origin ({}), then run make links again."
 )
+EXAMPLE_ORIGIN = "https://github.com/OWNER/REPO.git"
 # https://github.com/o/r(.git), http://..., https://user@github.com/o/r, git://github.com/o/r,
 # ssh://git@github.com(:22)/o/r and the scp-like git@github.com:o/r, each with or without .git.
 GITHUB = re.compile(
@@ -115,6 +114,13 @@ def git(*args: str, cwd: Path = ROOT) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+def naming_origin(cwd: Path = ROOT, url: str = EXAMPLE_ORIGIN) -> str:
+    """The git command that makes url the clone's origin: `git remote add` where it has no
+    origin, `git remote set-url` where it has one (add would fail: origin exists)."""
+    verb = "add" if git("remote", "get-url", "origin", cwd=cwd) is None else "set-url"
+    return f"git remote {verb} origin {url}"
+
+
 def tracked_branch(cwd: Path = ROOT) -> str | None:
     """The branch on origin that the checked-out branch tracks, if any."""
     upstream = git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}", cwd=cwd)
@@ -144,7 +150,7 @@ def report(cwd: Path = ROOT, hub: str | None = None) -> tuple[str, int]:
     found = github_repo(remote) if remote else None
     if found is None:
         where = f"origin is {remote}, not on GitHub" if remote else "this clone has no origin"
-        return f"No links: {where}. {NEEDS}", 1
+        return f"No links: {where}. {NEEDS.format(naming_origin(cwd))}", 1
     owner, repo = found
     binder = binder_url(owner, repo, origin_ref(cwd))
     # Colab needs a branch name where Binder takes HEAD: guess only when git cannot tell.

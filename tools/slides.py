@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ask.parse_args(argv)
     address, why = credit.source(args.repository)
     if address is None:
-        print(credit.NO_ORIGIN.format(why=why).replace("make credit", "make slides"))
+        print(credit.no_address(why, "make slides"))
     decks = build([p.resolve() for p in args.notebooks] or notebook_paths(), address=address)
     print(f"{len(decks)} deck(s) in {OUT.relative_to(ROOT)}/; open one in a browser, offline.")
     return 0
