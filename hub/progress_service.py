@@ -5,9 +5,10 @@ browser signs in through the hub's OAuth: the hub hands a token only to a user w
 the scope `access:services!service=progress`, which JupyterHub's admin role has and its
 user role has not, so a learner gets the hub's 403 and never reaches this page; the page
 checks the admin flag of whoever it is shown to as well. It lists learners x the course's
-self-checks with each one's latest verdict (tools/class_progress.py reads the hub's
-database and each learner's ~/.lessons/progress.jsonl; `make class-progress` prints the
-same table). Never any code: the files hold none.
+self-checks, each column named by its notebook and part, with each one's latest verdict
+(tools/class_progress.py reads the hub's database and each learner's
+~/.lessons/progress.jsonl; `make class-progress` prints the same table). Never any code:
+the files hold none.
 
 It stops cleanly on SIGINT, which the hub sends its services as it stops (Ctrl-C on `make
 class`), and on SIGTERM: it closes its port and exits 0, with no traceback.
@@ -37,11 +38,14 @@ PAGE = """<!doctype html>
 body {{ font-family: system-ui, sans-serif; margin: 2em; }}
 table {{ border-collapse: collapse; }}
 th, td {{ border: 1px solid #bbb; padding: 0.3em 0.6em; text-align: left; white-space: nowrap; }}
+thead th {{ vertical-align: bottom; white-space: normal; }}
+th code {{ font-weight: normal; color: #555; }}
 td.passed {{ background: #dff0d8; }}
 td.not-yet {{ background: #fcf0d5; }}
 </style></head><body>
 <h1>Class progress</h1>
-<p>Each learner's latest run of each self-check, as of {now} (reloads every {refresh} s).</p>
+<p>Each learner's latest run of each self-check, as of {now} (reloads every {refresh} s).
+A column is a self-check: its notebook and part, then its name as the learner calls it.</p>
 {table}
 </body></html>
 """

@@ -6,7 +6,10 @@ The learners are the class hub's users who are not admins (its database,
 PREFIX/state/jupyterhub.sqlite, read only). A learner's verdicts are the lines their own
 kernels appended to ~/.lessons/progress.jsonl (lessons_lib/progress.py): a check's name,
 checks passed of total, and when; the file holds no code, and nothing else is read. The
-teacher's page on the hub (hub/progress_service.py) shows the same table.
+teacher's page on the hub (hub/progress_service.py) shows the same table. Its columns are
+the course's self-checks (COLUMNS), each named by its notebook and part: on the page in
+full, above the check's own name; here by a short header (`L3 ex. Part 1`) that a legend
+under the table spells out.
 
 The file lives in the learner's home, so a learner can write it: a verdict here is what
 their kernel reported, good for seeing who is stuck where, not for grades (`make nbgrader`).
@@ -31,18 +34,42 @@ PREFIX = Path("/srv/lessons-class")  # tools/class_env.py's; not imported: it is
 PROGRESS = Path(".lessons") / "progress.jsonl"  # lessons_lib/progress.py's, in each home
 DEMO_HOME = "/tmp/lessons-demo-{name}"  # hub/jupyterhub_config.py's for `make class DEMO=1`
 READ_AT_MOST = 256 * 1024  # the newest lines; a class writes a few KiB per learner
-# The course's self-checks in the order a learner meets them: lessons 1-3's beginner tasks,
-# then the exercises, Part 1 before Part 2 (tests/test_class_progress.py keeps it complete).
-COURSE_CHECKS = (
-    "check_straight_through",
-    "check_nudge",
-    "check_cube",
-    "check_cube_grad",
-    "check_edge_test",
-    "check_my_checks",
-    "check_spike",
-    "check_my_surrogate_tests",
-)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of the table: a self-check, named as the teacher knows it (its notebook and part)."""
+
+    check: str  # its code name, as the learner calls it and their progress file records it
+    lesson: int
+    notebook: str  # under notebooks/: where the learner calls it
+    title: str  # that notebook's, as the course map names it
+    part: str  # "task" (a beginner track's own) or an exercise's "Part 1", "Part 2"
+
+    @property
+    def name(self) -> str:
+        """The teacher's name for it: "Choose your surrogate · Part 1"."""
+        return f"{self.title} · {self.part}"
+
+    @property
+    def short(self) -> str:
+        """The command's column header, as narrow as its cells: "L3 ex. Part 1"."""
+        return f"L{self.lesson} {self.part if self.part == 'task' else 'ex. ' + self.part}"
+
+
+# The course's self-checks in the course map's order: each lesson's beginner task, then its
+# exercise's Parts 1 and 2 (tests/test_class_progress.py holds it equal to the notebooks).
+COLUMNS = (
+    Column("check_straight_through", 1, "01-custom-function/1-beginner.ipynb", "Lesson 1, beginner track", "task"),
+    Column("check_cube", 1, "exercises/your-own-backward-pass.ipynb", "Your own backward pass", "Part 1"),
+    Column("check_cube_grad", 1, "exercises/your-own-backward-pass.ipynb", "Your own backward pass", "Part 2"),
+    Column("check_nudge", 2, "02-checking-gradients/1-beginner.ipynb", "Lesson 2, beginner track", "task"),
+    Column("check_edge_test", 2, "exercises/check-your-clamp01.ipynb", "Check your Clamp01", "Part 1"),
+    Column("check_my_checks", 2, "exercises/check-your-clamp01.ipynb", "Check your Clamp01", "Part 2"),
+    Column("check_spike", 3, "exercises/choose-your-surrogate.ipynb", "Choose your surrogate", "Part 1"),
+    Column("check_my_surrogate_tests", 3, "exercises/choose-your-surrogate.ipynb", "Choose your surrogate", "Part 2"),
+)  # fmt: skip
+COURSE_CHECKS = tuple(column.check for column in COLUMNS)
 NEVER = "-"
 LEGEND = (
     "Each cell: the latest run of that check, checks passed of total, and when; "
@@ -154,20 +181,25 @@ def summary(found: list[Learner]) -> list[str]:
     ]
 
 
-def header() -> list[str]:
-    return [check.removeprefix("check_") for check in COURSE_CHECKS]
+def aligned(rows: list[list[str]]) -> list[str]:
+    """Rows as lines, each column as wide as its widest cell, two spaces between columns."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    return [line.rstrip() for line in lines]
 
 
 def as_text(found: list[Learner], today: datetime | None = None) -> str:
-    """The table for a terminal: a row per learner, a column per check, then a summary."""
+    """The table for a terminal: a row per learner, a column per check, then a summary; under
+    it, what each column's short header stands for (its notebook and part, and the check)."""
     today = today or datetime.now(UTC)
-    rows = [["learner", *header()]]
+    rows = [["learner", *(c.short for c in COLUMNS)]]
     rows += [[x.name, *cells(x, today)] for x in found]
     rows.append(["all learners", *summary(found)])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     notes = [f"{x.name}: progress file not read ({x.unreadable})" for x in found if x.unreadable]
-    return "\n".join([line.rstrip() for line in lines] + notes + [LEGEND])
+    columns = aligned([[c.short, c.name, c.check] for c in COLUMNS])
+    return "\n".join(
+        [*aligned(rows), *notes, "Columns:", *(f"  {line}" for line in columns), LEGEND]
+    )
 
 
 def as_html(found: list[Learner], today: datetime | None = None) -> str:
@@ -202,8 +234,13 @@ def as_html(found: list[Learner], today: datetime | None = None) -> str:
         for x in found
         if x.unreadable
     )
+    header = "".join(  # the teacher's name, then the check's own, as the learner calls it
+        f'<th scope="col" title="notebooks/{html.escape(c.notebook)}">{html.escape(c.title)}'
+        f"<br>{html.escape(c.part)}<br><code>{html.escape(c.check)}</code></th>"
+        for c in COLUMNS
+    )
     table = (
-        f'<table id="progress"><thead>{row("th", ["learner", *header()])}</thead>'
+        f'<table id="progress"><thead><tr><th scope="col">learner</th>{header}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
     )
     return table + notes + f"<p>{html.escape(LEGEND)}</p>"
