@@ -12,7 +12,7 @@ import torch
 
 from lessons_lib.exercises import spike_words as words
 from lessons_lib.exercises.base import Case, ExerciseCheck, contained, refused
-from lessons_lib.running import Run, as_function, plain, run_function
+from lessons_lib.running import Failure, Run, as_function, plain, run_function
 from lessons_lib.running.arguments import MISSING
 from lessons_lib.running.words import untracked
 from lessons_lib.surrogate_gradients import surrogate_slope
@@ -82,7 +82,8 @@ def spike_cases(fn: type) -> list[Case]:
     """The five cases, in order; a later one is "not checked yet" when an earlier one stops it."""
     x = MAIN.tensor()
     ones, moved = _run(fn, MAIN), _run(fn, MOVED)
-    step_case = _step_case(ones, MAIN)
+    double = _run(fn, MAIN, torch.float64)  # the same numbers in float64: only x's kind differs
+    step_case = _step_case(ones, MAIN, double)
     if step_case.passed:
         step_case = _step_case(moved, MOVED)
     whole = _whole_step(ones)
@@ -96,8 +97,8 @@ def spike_cases(fn: type) -> list[Case]:
     if ones.failure is not None and ones.failure.stage == "forward":
         later = (words.KIND, words.THREE, words.CENTRED, words.SCALES)
         return [step_case, *(Case.not_checked(n) for n in later)]
-    kind_case = _kind_case(ones, _run(fn, MAIN, torch.float64))
-    three_case = _three_case(ones, x)
+    kind_case = _kind_case(ones, double)
+    three_case = _three_case(ones, x, double)
     first = _first_gradient(ones, x)
     if first is None:
         later = (words.CENTRED, words.SCALES)
@@ -105,8 +106,8 @@ def spike_cases(fn: type) -> list[Case]:
     centred = _centred_case(first, MAIN)
     if centred.passed:
         centred = _moved_centred_case(_first_gradient(moved, x), first)
-    scaled = _first_gradient(_run(fn, MAIN, grad_out=SPIKE_GRAD_OUT), x)
-    return [step_case, kind_case, three_case, centred, _scales_case(first, scaled)]
+    scaled = _run(fn, MAIN, grad_out=SPIKE_GRAD_OUT)
+    return [step_case, kind_case, three_case, centred, _scales_case(first, scaled, x)]
 
 
 def _first_gradient(run: Run, x: torch.Tensor) -> torch.Tensor | None:
@@ -119,7 +120,55 @@ def _first_gradient(run: Run, x: torch.Tensor) -> torch.Tensor | None:
     return grad.detach() if grad.is_floating_point() else None
 
 
-def _step_case(run: Run, setting: Setting) -> Case:
+def _raised(run: Run, stage: str) -> bool:
+    """Whether the learner's code raised in this stage of the run (not a result autograd
+    cannot follow, which is recorded as a failure too)."""
+    failed = run.failure
+    return failed is not None and failed.stage == stage and failed.kind != "NoGraph"
+
+
+def _kind_word(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _stopped(failed: Failure, on: torch.dtype | None = None) -> str:
+    """The error as the run recorded it, in its own words; `on`: the kind of x it raised on."""
+    if on is None:
+        return words.STOPPED.format(stage=failed.stage, kind=failed.kind, message=failed.message)
+    return words.STOPPED_ON.format(
+        stage=failed.stage, x_kind=_kind_word(on), kind=failed.kind, message=failed.message
+    )
+
+
+def _statement(failed: Failure) -> str:
+    return "assert" if failed.kind == "AssertionError" else "raise"
+
+
+def _where(failed: Failure) -> str:
+    """The learner's line the error came through, or their own raise there; "" if unknown."""
+    if failed.own:
+        return words.OWN_STATEMENT.format(statement=_statement(failed), line=failed.line)
+    return words.CAME_THROUGH.format(line=failed.line) if failed.line else ""
+
+
+def _kind_fix(failed: Failure, ran: torch.dtype) -> str:
+    """The fix for an error raised in one kind of numbers only: the run on x of kind `ran`,
+    with the same numbers, threshold and width, did not raise in the same stage."""
+    stage = failed.stage
+    contrast = words.ONLY_THE_KIND.format(stage=stage, ran=_kind_word(ran))
+    if failed.own:
+        return contrast + words.OWN_KIND.format(stage=stage, statement=_statement(failed))
+    heaviside = "heaviside" in failed.message and "different dtypes" in failed.message
+    if stage == "forward" and heaviside:  # torch's own words name the call and the cause
+        return contrast + words.HEAVISIDE_KINDS
+    place = "on that line" if failed.line else f"in {stage}"
+    fixed = words.FIXED_KIND_STEP if stage == "forward" else words.FIXED_KIND
+    return contrast + fixed.format(place=place)
+
+
+def _step_case(run: Run, setting: Setting, double: Run | None = None) -> Case:
+    """forward's values against the step; `double`, the same setting in float64, tells an
+    error raised only in float32 from one raised in both."""
     name = words.STEP
     x = setting.tensor()
     want = setting.step()
@@ -131,8 +180,11 @@ def _step_case(run: Run, setting: Setting) -> Case:
             return Case(name, False, expected, "... (the placeholder)", words.PLACEHOLDER)
         if failed.kind == "NoGraph":  # not a tensor, or one autograd cannot follow
             return Case(name, False, expected, untracked(run.output), write + ".")
-        got = f"forward stopped with an error: {failed.kind}: {failed.message}"
-        return Case(name, False, expected, got, "Read the error, fix that line. " + write + ".")
+        if double is not None and not _raised(double, "forward"):
+            fix = _where(failed) + _kind_fix(failed, torch.float64)
+            return Case(name, False, expected, _stopped(failed, torch.float32), fix)
+        fix = _where(failed) + words.READ_THE_ERROR + write + "."
+        return Case(name, False, expected, _stopped(failed), fix)
     got = run.output
     if got is Ellipsis:
         return Case(name, False, expected, "... (the placeholder)", words.PLACEHOLDER)
@@ -171,6 +223,10 @@ def _whole_step(run: Run) -> Case | None:
 
 def _kind_case(single: Run, double: Run) -> Case:
     """float32 in, float32 out; float64 in, float64 out."""
+    if _raised(double, "forward") and not _raised(single, "forward"):
+        failed = double.failure
+        fix = _where(failed) + _kind_fix(failed, torch.float32)
+        return Case(words.KIND, False, words.KIND_EXPECTED, _stopped(failed, torch.float64), fix)
     for run, dtype in ((single, torch.float32), (double, torch.float64)):
         output = run.output
         stopped = run.failure is not None and run.failure.stage == "forward"
@@ -184,18 +240,24 @@ def _kind_case(single: Run, double: Run) -> Case:
     return Case(words.KIND, True)
 
 
-def _three_case(run: Run, x: torch.Tensor) -> Case:
+def _three_case(run: Run, x: torch.Tensor, double: Run) -> Case:
+    """What backward gave back on float32 x; then that it ran on float64 x too (`double`)."""
     name, expected = words.THREE, words.THREE_EXPECTED
     failed = run.failure
     if failed is not None:
-        got = f"backward stopped with an error: {failed.kind}: {failed.message}"
         unseen = [
             number
             for number in ("threshold", "width")
             if failed.kind == "NameError" and f"'{number}'" in failed.message
         ]
-        fix = words.FORWARD_NAME.format(name=unseen[0]) if unseen else words.BACKWARD_ERROR
-        return Case(name, False, expected, got, fix)
+        if unseen:
+            fix = words.FORWARD_NAME.format(name=unseen[0])
+        elif double.failure is None:  # the same numbers in float64 went through backward
+            fix = _where(failed) + _kind_fix(failed, torch.float64)
+            return Case(name, False, expected, _stopped(failed, torch.float32), fix)
+        else:
+            fix = _where(failed) + words.BACKWARD_ERROR
+        return Case(name, False, expected, _stopped(failed), fix)
     grads = run.grads
     if len(grads) == 1 and isinstance(grads[0], list):
         got = f"a list of {len(grads[0])} things: " + ", ".join(plain(g) for g in grads[0])
@@ -213,6 +275,10 @@ def _three_case(run: Run, x: torch.Tensor) -> Case:
         if grad is not None:
             fix = words.NOT_NONE.format(what=plain(grad), which=which)
             return Case(name, False, expected, plain(grads), fix)
+    if _raised(double, "backward"):  # fine on float32 x, raised on the same numbers in float64
+        wide = double.failure
+        fix = _where(wide) + _kind_fix(wide, torch.float32)
+        return Case(name, False, expected, _stopped(wide, torch.float64), fix)
     return Case(name, True)
 
 
@@ -260,15 +326,24 @@ def _close(values: torch.Tensor, want: torch.Tensor) -> bool:
     return torch.allclose(values, want, rtol=1e-4, atol=1e-6)
 
 
-def _scales_case(ones: torch.Tensor, scaled: torch.Tensor | None) -> Case:
+def _scales_case(ones: torch.Tensor, run: Run, x: torch.Tensor) -> Case:
     """backward's result for an uneven grad_out is that grad_out times its result for ones."""
     name = words.SCALES
     grad_out = torch.tensor(SPIKE_GRAD_OUT, dtype=torch.float64)
     g = plain(torch.tensor(SPIKE_GRAD_OUT))
-    if scaled is None:
-        return Case.not_checked(name, f"backward gave back no gradient for x with grad_out = {g}")
     want = grad_out * ones.double()
     expected = words.SCALES_EXPECTED.format(want=plain(want.to(ones.dtype)), g=g)
+    scaled = _first_gradient(run, x)
+    failed = run.failure
+    if scaled is None and failed is not None and failed.stage == "backward":
+        got = words.SCALES_STOPPED.format(g=g, kind=failed.kind, message=failed.message)
+        return Case(name, False, expected, got, _where(failed) + words.ONLY_GRAD_OUT)
+    if scaled is None and failed is None:  # it ran, and gave back no gradient shaped like x
+        got = words.SCALES_NO_GRADIENT.format(g=g, got=plain(run.grads))
+        return Case(name, False, expected, got, words.ONLY_GRAD_OUT)
+    if scaled is None:  # forward stopped on this run only: backward was never called
+        why = words.SCALES_FORWARD_STOPPED.format(g=g, error=f"{failed.kind}: {failed.message}")
+        return Case.not_checked(name, why)
     values = scaled.double()
     if _close(values, want):
         return Case(name, True)

@@ -78,6 +78,31 @@ THRESHOLD_STAYED = (
     "the threshold is written into backward. Use ctx.threshold, the number forward received. "
 )
 STEP_OTHERWISE = "forward's numbers are not the step's 1s and 0s. "
+STOPPED = "{stage} stopped with an error: {kind}: {message}"
+STOPPED_ON = "{stage} stopped with an error on {x_kind} x: {kind}: {message}"
+# Where the error came from, read off the traceback: the learner's line, or their own raise.
+CAME_THROUGH = "The error came through your line `{line}`. "
+OWN_STATEMENT = "This is your own {statement}, on your line `{line}`. "
+READ_THE_ERROR = "Read the error, fix that line. "
+# The run in the other kind of numbers, on the same numbers, did not raise: only x's kind differs.
+ONLY_THE_KIND = (
+    "{stage} ran on {ran} x with the same numbers, threshold and width: only x's kind of "
+    "numbers differed. "
+)
+# Said when torch's own message names heaviside and "different dtypes".
+HEAVISIDE_KINDS = (
+    "torch.heaviside refuses two tensors of different kinds of numbers, as its message says. "
+    "Make its second tensor from x, so that it follows x's kind: "
+    "torch.heaviside(x - threshold, torch.ones_like(x)); or write the step as "
+    "(x >= threshold).to(x.dtype)."
+)
+FIXED_KIND = (
+    "Look {place} for a tensor of one fixed kind, whatever x holds (torch.tensor(...), "
+    "torch.ones(...) and torch.zeros(...) make PyTorch's default kind), and make it from x so "
+    "that it follows x's kind: torch.ones_like(x), torch.zeros_like(x), x.new_tensor(...)."
+)
+FIXED_KIND_STEP = FIXED_KIND + " Or write the step as (x >= threshold).to(x.dtype)."
+OWN_KIND = "{stage} must take x of either kind: loosen or remove that {statement}."
 KIND_EXPECTED = "x's own kind out: torch.float32 for float32 x, torch.float64 for float64 x"
 KIND_GOT = "forward gave back {got} numbers for {x_kind} x"
 KIND_FIX = (
@@ -142,6 +167,16 @@ BUMP_OTHERWISE = (
     "backward's numbers are not the fast-sigmoid bump's heights. The bump is "
     '1 / (2·width·(1 + |x - threshold| / width)²): surrogate_slope(x, "fast-sigmoid", '
     "ctx.threshold, ctx.width) computes it."
+)
+SCALES_STOPPED = "backward stopped with an error for grad_out = {g}: {kind}: {message}"
+SCALES_NO_GRADIENT = (
+    "for grad_out = {g}, backward gave back no tensor of decimal numbers shaped like x first: {got}"
+)
+SCALES_FORWARD_STOPPED = "forward stopped with an error on the run with grad_out = {g}: {error}"
+ONLY_GRAD_OUT = (
+    "With grad_out all ones, backward gave back a gradient for x, for the same x, threshold "
+    "and width: only grad_out differed. backward must take any grad_out: "
+    "return grad_out * slope, None, None."
 )
 SCALES_EXPECTED = "{want}  (grad_out = {g} times the slope backward gave for grad_out all ones)"
 IGNORES = (

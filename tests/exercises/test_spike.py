@@ -1,7 +1,9 @@
 """check_spike: the course's answer passes; each wrong spike a learner writes fails the case
 it breaks, with the fix that names what its code did."""
 
+import hashlib
 import inspect
+import linecache
 
 import pytest
 import torch
@@ -22,7 +24,10 @@ def spike(forward: str = FORWARD, slope: str = SLOPE, back: str = RETURN) -> typ
         assert old in source
         source = source.replace(old, new)
     space = {"torch": torch, "surrogate_slope": surrogate_slope}
-    exec(compile(source, "<learner>", "exec"), space)
+    # Its source is known to linecache, as a notebook cell's is: tracebacks show its lines.
+    name = f"<learner-{hashlib.sha1(source.encode()).hexdigest()[:12]}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(keepends=True), name)
+    exec(compile(source, name, "exec"), space)
     return space["MySpike"]
 
 
@@ -61,6 +66,96 @@ def test_float_is_caught_on_float64_input():
     assert verdict.first_failure.got == (
         "forward gave back torch.float32 numbers for torch.float64 x"
     )
+
+
+HEAVISIDE = "return torch.heaviside(x - threshold, torch.tensor(1.0))"
+
+
+def test_a_forward_that_raises_on_float64_x_only_fails_the_kind_case_with_its_error():
+    verdict = check_spike(spike(forward=HEAVISIDE))
+    assert marks(verdict) == "✓✗✓✓✓"
+    assert "not checked yet" not in str(verdict) and "First problem: forward keeps" in str(verdict)
+    failure = verdict.first_failure
+    assert failure.got == (
+        "forward stopped with an error on float64 x: RuntimeError: heaviside is not yet "
+        "implemented for tensors with different dtypes."
+    )
+    assert failure.fix.startswith(f"The error came through your line `{HEAVISIDE}")
+    assert "forward ran on float32 x with the same numbers, threshold and width" in failure.fix
+    assert "torch.heaviside(x - threshold, torch.ones_like(x))" in failure.fix
+    assert "(x >= threshold).to(x.dtype)" in failure.fix
+
+
+def test_a_forward_that_raises_on_float32_x_only_fails_the_step_saying_float64_ran():
+    forward = "return torch.heaviside(x - threshold, torch.tensor(1.0, dtype=torch.float64))"
+    verdict = check_spike(spike(forward=forward))
+    assert marks(verdict) == "✗○○○○"
+    failure = verdict.first_failure
+    assert failure.got.startswith("forward stopped with an error on float32 x: RuntimeError: ")
+    assert f"your line `{forward}" in failure.fix
+    assert "forward ran on float64 x" in failure.fix and "torch.ones_like(x)" in failure.fix
+
+
+def test_another_float64_only_error_points_at_its_line_and_at_tensors_of_a_fixed_kind():
+    forward = (
+        "out = torch.zeros_like(x)\n"
+        "        out[x >= threshold] = torch.ones(len(x))[x >= threshold]\n"
+        "        return out"
+    )
+    verdict = check_spike(spike(forward=forward))
+    assert marks(verdict) == "✓✗✓✓✓"
+    failure = verdict.first_failure
+    assert failure.got.startswith("forward stopped with an error on float64 x: RuntimeError: ")
+    assert "your line `out[x >= threshold] = torch.ones(len(x))[x >= threshold]`" in failure.fix
+    assert "Look on that line for a tensor of one fixed kind" in failure.fix
+    assert "heaviside" not in failure.fix
+
+
+def test_the_learners_own_assert_on_x_kind_is_named_as_theirs():
+    forward = "assert x.dtype == torch.float32\n        return (x >= threshold).to(x.dtype)"
+    verdict = check_spike(spike(forward=forward))
+    assert marks(verdict) == "✓✗✓✓✓"
+    failure = verdict.first_failure
+    assert failure.got == "forward stopped with an error on float64 x: AssertionError: (no message)"
+    assert failure.fix.startswith(
+        "This is your own assert, on your line `assert x.dtype == torch.float32`."
+    )
+    assert failure.fix.endswith("loosen or remove that assert.")
+
+
+def test_a_backward_that_raises_on_float64_x_only_is_not_told_well_done():
+    back = "return grad_out * slope @ torch.eye(len(x)), None, None"
+    verdict = check_spike(spike(back=back))
+    assert marks(verdict) == "✓✓✗✓✓" and not verdict.ok
+    failure = verdict.first_failure
+    assert failure.got.startswith("backward stopped with an error on float64 x: RuntimeError: ")
+    assert f"your line `{back}" in failure.fix and "backward ran on float32 x" in failure.fix
+
+
+def test_a_backward_that_takes_grad_out_all_ones_only_fails_the_scaling_case():
+    back = "assert (grad_out == 1).all()\n        return grad_out * slope, None, None"
+    verdict = check_spike(spike(back=back))
+    assert marks(verdict) == "✓✓✓✓✗"
+    failure = verdict.first_failure
+    assert failure.got == (
+        "backward stopped with an error for grad_out = [2, -1.5, 3, 0.5, -4]: AssertionError: "
+        "(no message)"
+    )
+    assert failure.fix.startswith(
+        "This is your own assert, on your line `assert (grad_out == 1).all()`. With grad_out "
+        "all ones, backward gave back a gradient for x"
+    )
+
+
+def test_an_error_in_both_kinds_names_the_line_it_came_through():
+    verdict = check_spike(spike(forward="return (x >= threshold).to(x.dtype) + nothing"))
+    assert marks(verdict) == "✗○○○○"
+    failure = verdict.first_failure
+    assert failure.got == "forward stopped with an error: NameError: name 'nothing' is not defined"
+    assert failure.fix.startswith(
+        "The error came through your line `return (x >= threshold).to(x.dtype) + nothing"
+    )
+    assert "Read the error, fix that line." in failure.fix
 
 
 def test_a_bump_centred_at_zero_is_caught():

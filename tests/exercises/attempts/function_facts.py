@@ -6,6 +6,7 @@ calling Cls.backward(ctx, grad_out) directly on the graph node (what the learner
 gave back, before autograd's checks).
 """
 
+import traceback
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -15,15 +16,19 @@ import torch
 
 @dataclass
 class Raised:
-    """An exception an attempt raised, as facts: its type's name and its first line."""
+    """An exception an attempt raised, as facts: its type's name, its first line, and the
+    source lines its traceback passed through."""
 
     kind: str
     message: str
+    through: tuple[str, ...] = ()  # each frame's source line, stripped, innermost last
 
     @classmethod
     def of(cls, error: BaseException) -> "Raised":
         lines = str(error).strip().splitlines()
-        return cls(type(error).__name__, lines[0] if lines else "")
+        frames = traceback.extract_tb(error.__traceback__)
+        through = tuple((f.line or "").strip() for f in frames)
+        return cls(type(error).__name__, lines[0] if lines else "", through)
 
 
 @dataclass

@@ -117,6 +117,10 @@ def mark_problems(spec: CheckSpec, attempt: Attempt, out: Outputs) -> list[Probl
             found.append(
                 Problem("d: ✗ on a property never tested (not ○)", said, "it cannot be tested")
             )
+    if any(line.mark == "○" for line in lines) and not any(line.mark == "✗" for line in lines):
+        found.append(  # "not checked yet" waits on a first problem, which must be shown
+            Problem("d: not checked yet, with no problem to fix first", _first(out.text), "")
+        )
     top = headline(out.text)
     if top is None:
         found.append(Problem("d: headline not in the course's format", _first(out.text), ""))

@@ -44,6 +44,10 @@ FORWARDS = [
     "return float(x[0] >= threshold)",
     "return (x >= threshold).to(x.dtype).tolist()",
     "return (x >= threshold * width).to(x.dtype)",
+    # Lines that raise in one kind of numbers only: float64 x, then float32 x.
+    "return torch.heaviside(x - threshold, torch.tensor(1.0))",
+    "return torch.heaviside(x - threshold, torch.tensor(1.0, dtype=torch.float64))",
+    "assert x.dtype == torch.float32\n        return (x >= threshold).to(x.dtype)",
 ]
 SLOPES = [
     SLOPE,
@@ -90,6 +94,11 @@ RETURNS = [
     "return grad_out * slope * 2, None, None",
     "return torch.sign(grad_out) * slope, None, None",
     "return grad_out * slope, None, None, None",
+    "return grad_out * slope @ torch.eye(len(x)), None, None",
+    # A backward that works for grad_out all ones only: it raises, or gives back None.
+    "assert (grad_out == 1).all()\n        return grad_out * slope, None, None",
+    "return (grad_out * slope if bool((grad_out == 1).all()) else None), None, None",
+    "return grad_out * slope @ torch.eye(len(x), dtype=torch.float64), None, None",
 ]
 
 

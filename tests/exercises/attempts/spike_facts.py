@@ -108,6 +108,8 @@ def steps(p: SpikeProbe) -> bool | None:
 
 def keeps_kind(p: SpikeProbe) -> bool | None:
     out = p.facts.output
+    if not p.facts.forward_ok:  # x's kind in, an error out: not x's kind out
+        return False
     if not isinstance(out, torch.Tensor):
         return None
     return out.dtype == p.facts.x.dtype
@@ -131,6 +133,11 @@ def three(p: SpikeProbe) -> bool | None:
     )
 
 
+def three_in_both(single: SpikeProbe, double: SpikeProbe) -> bool | None:
+    """three() on float32 x; on float64 x too, where forward ran and backward was called."""
+    return False if three(double) is False else three(single)
+
+
 def first_gradient(p: SpikeProbe) -> torch.Tensor | None:
     got = _returned(p)
     if isinstance(got, torch.Tensor):
@@ -152,8 +159,10 @@ def gives_bump(p: SpikeProbe) -> bool | None:
 
 def scales(ones: SpikeProbe, scaled: SpikeProbe) -> bool | None:
     a, b = first_gradient(ones), first_gradient(scaled)
-    if a is None or b is None:
+    if a is None:
         return None
+    if b is None:  # a gradient for grad_out all ones, none for the uneven one: not scaled
+        return False if scaled.facts.forward_ok else None
     return torch.allclose(b, scaled.facts.grad_out.double() * a, rtol=1e-3, atol=1e-5)
 
 
@@ -179,8 +188,8 @@ def spike_case_oracles(facts: SpikeFacts) -> dict[str, bool | None]:
         "forward keeps x's kind of numbers (float32 in, float32 out; float64 in, float64 out)": (
             on_every_probe(keeps_kind, (facts.ones, facts.wide))
         ),
-        "backward gives back three things: a gradient for x, None for each number": three(
-            facts.ones
+        "backward gives back three things: a gradient for x, None for each number": (
+            three_in_both(facts.ones, facts.wide)
         ),
         "backward's slope is the fast-sigmoid bump, centred on the threshold": centred,
         "backward scales with grad_out": scales(facts.ones, facts.scaled),
