@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from hypothesis import currently_in_test_context, given, settings
+from hypothesis import Phase, currently_in_test_context, given, settings
 from torch.autograd import Function
 
 from lessons_lib.exercises.base import contained
@@ -158,8 +158,11 @@ def _steady_hypothesis() -> Iterator[None]:
     """The learner's property tests draw the same examples every run and write nothing."""
     previous = settings.get_current_profile_name()
     parent = settings.get_profile(previous)
+    # No explain phase: it adds only comments, which _one_line strips, and it traces every
+    # shrinking step (Part 2 of lesson 3's check on 46 generated suites: 27.5 s of CPU, 5.8 s).
+    phases = tuple(p for p in parent.phases if p is not Phase.explain)
     settings.register_profile(
-        _PROFILE, parent=parent, database=None, derandomize=True, deadline=None
+        _PROFILE, parent=parent, database=None, derandomize=True, deadline=None, phases=phases
     )
     settings.load_profile(_PROFILE)
     try:

@@ -84,7 +84,8 @@ def false_claims(attempt: SuiteAttempt) -> list[str]:
     first, doctor, *caught, prop = verdict.cases
     seen: list[bool] = []
     with doctor_calls(seen):
-        fails_right = raises(tests, SpikeAnswer)
+        alone = run(tests, SpikeAnswer)
+    fails_right = alone.found
     found = []
     if first.passed is fails_right:
         found.append(
@@ -92,7 +93,7 @@ def false_claims(attempt: SuiteAttempt) -> list[str]:
         )
     later = [doctor, *caught, prop]
     if fails_right:
-        if first.fix != why_right_fails(attempt, run(tests, SpikeAnswer).error):
+        if first.fix != why_right_fails(attempt, alone.error):
             found.append(f"right spike: the fix says {first.fix!r}")
         found += [
             f"{c.name}: marked {c.mark}, but it was not checked" for c in later if c.mark != "○"

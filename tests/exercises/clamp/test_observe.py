@@ -4,12 +4,12 @@ send (on torch 2.13)."""
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from lessons_lib import Clamp01
 from lessons_lib.exercises.clamp.answers import reference_checks
-from lessons_lib.exercises.clamp.observe import grad_outs_gradcheck_sends
+from lessons_lib.exercises.clamp.observe import describe, grad_outs_gradcheck_sends, run
 from lessons_lib.exercises.clamp.suite import check_my_checks, run_my_checks
 from lessons_lib.exercises.clamp.words import (
     PROPERTY,
@@ -65,6 +65,24 @@ def test_the_verdict_is_the_same_on_every_run():
     assert str(check_my_checks(random_points_through_gradcheck)) == str(
         check_my_checks(random_points_through_gradcheck)
     )
+
+
+def test_a_failing_property_test_is_shrunk_but_not_explained():
+    """The message names the smallest failing input; hypothesis's explain phase is skipped
+    (its comments are stripped from the message, and it traces every shrinking step)."""
+    phases = []
+
+    def below_one(Clamp01Candidate):
+        @given(st.floats(0, 10))
+        def small(value):
+            phases.append(settings.default.phases)
+            assert value < 1
+
+        small()
+
+    said = describe(run(below_one, Clamp01), "below_one")
+    assert said.endswith("(Failing test case: small(value=1.0))"), said
+    assert Phase.shrink in phases[0] and Phase.explain not in phases[0]
 
 
 # --- what gradcheck sends backward, on torch 2.13 -------------------------------------------
