@@ -1,12 +1,14 @@
-"""Every notebook, run in JupyterLab in a real headless Chromium, works as a learner sees it.
+"""Every notebook in JupyterLab in a real headless Chromium, as a learner sees it.
 
-nbval proves stored outputs but cannot see a widget; this test can. Per notebook: run
-all cells; every code cell ran, none errored, no widget failed to display; each
-explorer's picture changes when its point slider moves. Every notebook is run once, on
-the learner's walk that the memory test measures (walked.py): one JupyterLab, one page,
-opened through a slow link (tools/slow_link.py, a 100 ms round trip as on Binder). In
-the beginner notebook a point move must be drawn sooner than any answer from the kernel
-could arrive. Screenshots and timings land in build/ui/ for review.
+nbval proves stored outputs but cannot see a widget; this test can. Each notebook with a
+widget, and each of the walk's, is run: every code cell ran, none errored, no widget
+failed to display; each explorer's picture changes when its point slider moves. The
+others show the outputs nbval proves, opened without a run. None throws in the page or
+fetches from the network. All on the learner's walk that the memory test measures
+(walked.py): one JupyterLab, one page, opened through a slow link (tools/slow_link.py, a
+100 ms round trip as on Binder). In the beginner notebook a point move must be drawn
+sooner than any answer from the kernel could arrive. Screenshots and timings land in
+build/ui/ for review.
 """
 
 from pathlib import Path
@@ -15,7 +17,7 @@ import pytest
 
 from tests.lab_server import ROOT
 from tests.ui.page_errors import failure
-from tests.ui.walked import DELAY
+from tests.ui.walked import DELAY, runs_in_the_walk
 from tools.notebooks import notebook_paths
 
 NOTEBOOKS = notebook_paths()
@@ -38,7 +40,20 @@ def errors_in(outputs: list) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=relative)
+RUN = [path for path in NOTEBOOKS if runs_in_the_walk(relative(path))]
+OPENED = [path for path in NOTEBOOKS if path not in RUN]
+
+
+@pytest.mark.parametrize("path", OPENED, ids=relative)
+def test_notebook_shows_its_stored_outputs_and_fetches_nothing(walked, path):
+    seen = walked["looked"][relative(path)]
+    if seen["page errors"]:
+        pytest.fail(failure(seen["page errors"], "while this notebook opened"), pytrace=False)
+    assert seen["ran"] is False and seen["outputs shown"] > 0
+    assert seen["off machine"] == [], "JupyterLab or a notebook fetched from the network"
+
+
+@pytest.mark.parametrize("path", RUN, ids=relative)
 def test_notebook_runs_in_jupyterlab_and_its_explorers_respond(walked, path, ui_timings):
     seen = walked["looked"][relative(path)]
     if seen["page errors"]:

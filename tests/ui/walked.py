@@ -2,10 +2,13 @@
 
 The learner's walk (course_walk.py) as the memory test takes it: the course map, the
 researcher track and the exercise, each followed by its link, then every other notebook
-opened and run, every kernel left running, then the course map run again in a fresh
-kernel. After each notebook's run, and before the next opens, the page is looked at as
-the notebooks test looks at it (`look`): which cells ran, errors, widgets, each
-explorer's picture following its point slider, screenshots and timings in build/ui/.
+opened, every kernel left running, then the course map run again in a fresh kernel. Of the
+other notebooks, those whose stored outputs hold a widget are run: a widget shows only
+from a live kernel. The rest show their stored outputs, which nbval proves are what a fresh
+kernel prints (tests/test_installed_course.py); benchmarks/lab_memory.py runs every one.
+After each notebook's run, and before the next opens, the page is looked at as the notebooks
+test looks at it (`look`): which cells ran, errors, widgets, each explorer's picture
+following its point slider, screenshots and timings in build/ui/.
 The page is opened through a slow link (tools/slow_link.py, a 100 ms round trip as on
 Binder), which changes nothing the memory test measures: the server and its kernels.
 Both test modules read the record; a notebook run fails only its own test.
@@ -14,6 +17,8 @@ Both test modules read the record; a notebook run fails only its own test.
 import shutil
 from collections.abc import Iterator
 from urllib.parse import urlsplit
+
+import nbformat
 
 from tests.lab_server import ROOT
 from tests.ui.course_walk import (
@@ -36,6 +41,17 @@ from tools.slow_link import SlowLink
 ARTIFACTS = ROOT / "build" / "ui"
 DELAY = 0.05  # seconds each way: a 100 ms round trip
 SHOWN = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in front, not the tabs behind
+WIDGET = "application/vnd.jupyter.widget-view+json"
+KERNEL_IDLE = (
+    "() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel?.status === 'idle'"
+)
+
+
+def shows_widgets(path: str) -> bool:
+    """Whether the notebook's stored outputs hold a widget (an explorer, a progress bar)."""
+    nb = nbformat.read(ROOT / "notebooks" / path, as_version=4)
+    cells = [cell for cell in nb.cells if cell.cell_type == "code"]
+    return any(WIDGET in output.get("data", {}) for cell in cells for output in cell.outputs)
 
 
 def off_machine(url: str, found: list[str]) -> None:
@@ -54,6 +70,7 @@ def look(page, path: str, result: dict) -> dict:
         "seconds": result["seconds"],
         "widget errors": page.locator(SHOWN).get_by_text("Error displaying widget").count(),
         "explorers": [],
+        "ran": True,
     }
     # Explorers with a point slider; the training explorer has none (its widget errors count above)
     explorers = page.locator(f"{SHOWN} .lessons-explorer:not(.training-explorer)")
@@ -91,6 +108,27 @@ def run_and_look(page, path: str, looked: dict) -> list:
     return result["outputs"]
 
 
+def runs_in_the_walk(path: str) -> bool:
+    """The walk's own notebooks and every notebook showing a widget are run; the rest opened."""
+    return path in walk("researcher") or shows_widgets(path)
+
+
+def open_and_look(page, path: str, looked: dict) -> None:
+    """Open a notebook without running it: its stored outputs, as JupyterLab shows them."""
+    open_notebook(page, path)
+    # As a learner reads it: its kernel has started (a starting kernel is never stopped, so
+    # opening the next at once would leave three running: binder/jupyter_server_config.py).
+    page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+    page.wait_for_timeout(500)  # let the outputs render
+    looked[path] = {
+        "ran": False,
+        "outputs shown": page.locator(f"{SHOWN} .jp-OutputArea-output").count(),
+        "page errors": PAGE_ERRORS.take(),
+        "off machine": list(page.off_machine),
+    }
+    page.screenshot(path=ARTIFACTS / f"{path.replace('/', '__').removesuffix('.ipynb')}.png")
+
+
 def walk_and_look(browser) -> Iterator[dict]:
     """The walk, every notebook looked at on the way, and what the page shows afterwards."""
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
@@ -113,9 +151,13 @@ def walk_and_look(browser) -> Iterator[dict]:
         memory.sample()  # the last moment counts too, not only the watcher's last look
         walk_peak = memory.peak
         for path in every_notebook():
-            if path not in route:
+            if path in route:
+                continue
+            if runs_in_the_walk(path):
                 open_notebook(page, path)
                 run_and_look(page, path, looked)
+            else:
+                open_and_look(page, path, looked)
         memory.sample()
         every_peak = memory.peak
         kernels_after_all = running_kernels(page)
