@@ -11,6 +11,7 @@ property case asks for); every other mutant is kept.
 import ast
 import contextlib
 import difflib
+import functools
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -146,10 +147,16 @@ LAMBDAS = {
 }
 
 
+@functools.cache
+def candidates(part: int) -> tuple[tuple[str, str, str, str], ...]:
+    """_candidates(part), made once: generate reads it, and a test compares a second run."""
+    return tuple(_candidates(part))
+
+
 def generate(part: int) -> list[Attempt]:
     """Every attempt for the part, before deduplication."""
     attempts = []
-    for label, name, course, source in _candidates(part):
+    for label, name, course, source in candidates(part):
         try:
             function = load_function(source, name)
         except Exception:  # a mutant that fails at definition time: nothing to pass

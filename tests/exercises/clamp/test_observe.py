@@ -67,6 +67,18 @@ def test_the_verdict_is_the_same_on_every_run():
     )
 
 
+def test_the_learners_own_random_draws_are_the_same_every_run():
+    drawn = []
+
+    def draws(Clamp01Candidate):
+        drawn.append(torch.rand(3))
+
+    run(draws, Clamp01)
+    torch.rand(5)  # the global generator moves on between the runs
+    run(draws, Clamp01)
+    assert torch.equal(drawn[0], drawn[1])
+
+
 def test_a_failing_property_test_is_shrunk_but_not_explained():
     """The message names the smallest failing input; hypothesis's explain phase is skipped
     (its comments are stripped from the message, and it traces every shrinking step)."""
