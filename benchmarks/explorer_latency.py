@@ -4,6 +4,11 @@
     .venv/bin/python -m benchmarks.explorer_latency [--moves N] [--trainings N]
         [--quiet-load 1.0] [--projector] [--scale 2]
 
+`--moves 1 --trainings 1` is the quickest run through every case and goal (one timed
+event each, after its untimed warm-up; about a minute on two idle cores): it shows that
+everything still runs, and tests/ui/test_latency_benchmark.py runs it so. Its figures are
+single events: compare medians of the default 20 moves and 10 trainings.
+
 JupyterLab (the real `make lab`: loopback only, with its token) serves a scratch notebook
 with the explorers of lessons 1 to 3: two explorers of RoundSTE, the beginner track's: the
 explorer as it is, whose point moves are drawn in the browser, and the kernel-drawn way it
@@ -229,12 +234,19 @@ def verdicts(links: dict[str, dict]) -> list[tuple[str, bool]]:
     ]
 
 
+def counted(count: int, what: str) -> str:
+    """'1 key event', '20 key events'."""
+    return f"{count} {what}{'' if count == 1 else 's'}"
+
+
 def main(argv: list[str]) -> int:
     """Measure every explorer over both links; print the table and whether each goal is met."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", type=int, default=20, help="timed key events per case")
     parser.add_argument(
-        "--trainings", type=int, default=10, help="timed Train again clicks per link"
+        "--moves", type=int, default=20, help="timed key events per case, after a warm-up"
+    )
+    parser.add_argument(
+        "--trainings", type=int, default=10, help="timed Train again clicks per link, after one"
     )
     parser.add_argument("--quiet-load", type=float, help="first wait for a 1-minute load below")
     parser.add_argument("--patience", type=float, default=1800, help="longest wait, seconds")
@@ -269,8 +281,9 @@ def main(argv: list[str]) -> int:
 
     print(
         f"Slider or button to picture in Chromium {version}, RoundSTE explorers, Cube's "
-        f"step-size explorer, the surrogate explorer ({args.moves} key events per case) and "
-        f"the training explorer ({args.trainings} Train again clicks, a width added), "
+        f"step-size explorer, the surrogate explorer ({counted(args.moves, 'key event')} per "
+        f"case) and the training explorer ({counted(args.trainings, 'Train again click')}, a "
+        "width added), "
         f"{'1280x720 in Presentation Mode' if args.projector else '1400x1000'} "
         f"at devicePixelRatio {args.scale:g}; "
         f"1-minute load {load_before:.2f} before, {min(LOADS):.2f} to "

@@ -1,4 +1,4 @@
-"""benchmarks/explorer_latency.py runs end to end (a couple of moves; its numbers are not judged)."""
+"""benchmarks/explorer_latency.py runs end to end (one move a case; its numbers are not judged)."""
 
 import subprocess
 import sys
@@ -17,7 +17,7 @@ CASES = {
 def test_latency_benchmark_runs_and_prints_every_case_and_goal(browser):
     """`browser` only skips this where Debian's Chromium is missing; the script starts its own."""
     out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.explorer_latency", "--moves", "2", "--trainings", "2"],
+        [sys.executable, "-m", "benchmarks.explorer_latency", "--moves", "1", "--trainings", "1"],
         cwd=ROOT,
         capture_output=True,
         text=True,
