@@ -12,7 +12,6 @@ from tests.lab_server import ROOT
 from tools.site import OUT, stage
 
 SITE = OUT["students"]  # where `make site` writes each edition
-TEACHERS_SITE = OUT["teacher"]
 REPOSITORY = "https://github.com/ada/backward-course"
 HUB = "https://hub.example.edu"
 NO_BUTTONS = "No launch buttons (Binder, Colab) on the notebooks' pages: "

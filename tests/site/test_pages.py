@@ -4,6 +4,7 @@ launch buttons only when the repository is known."""
 
 import importlib
 import re
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -17,8 +18,8 @@ from tests.site.build import (
     NO_BUTTONS,
     REPOSITORY,
     SITE,
-    TEACHERS_SITE,
     build_site,
+    install_mathjax,
     load_site_module,
     make_site,
 )
@@ -41,10 +42,35 @@ def site() -> Path:
 
 
 @pytest.fixture(scope="module")
-def teachers_site() -> Path:
-    """build/site-teacher/: `make site EDITION=teacher`."""
-    assert "the teacher's edition: " in make_site("EDITION=teacher").stdout
-    return TEACHERS_SITE
+def teachers_build(tmp_path_factory) -> tuple[Path, str]:
+    """The teacher's edition, as `make site EDITION=teacher HUB=...` builds it (the next
+    test), with launch buttons for REPOSITORY: its folder, and what the build printed. One
+    build serves both (a build takes about 9 s of CPU): the buttons (site/launch_links.py)
+    do not depend on the edition."""
+    install_mathjax()
+    out = tmp_path_factory.mktemp("site-teacher") / "site"
+    done = build_site(ROOT, out, "teacher", SITE_REPOSITORY=REPOSITORY, SITE_HUB=HUB)
+    assert done.returncode == 0, done.stderr
+    assert "the teacher's edition: " in done.stdout
+    return out, done.stdout
+
+
+def test_make_site_runs_the_build_for_its_edition_and_hub():
+    """What teachers_build runs is `make site EDITION=teacher HUB=...`'s recipe (make -n)."""
+    done = subprocess.run(
+        ["make", "-n", "-s", "site", "EDITION=teacher", f"HUB={HUB}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    recipe = f"SITE_HUB='{HUB}' .venv/bin/python -m tools.site --edition 'teacher'"
+    assert done.stdout.strip().splitlines()[-1] == recipe, done.stdout
+
+
+@pytest.fixture(scope="module")
+def teachers_site(teachers_build) -> Path:
+    return teachers_build[0]
 
 
 def test_make_site_writes_a_page_for_every_notebook_and_the_readme(site):
@@ -228,12 +254,10 @@ def test_without_a_repository_no_page_has_launch_buttons(site):
 
 
 def test_with_a_repository_each_notebook_launches_itself_on_binder_colab_and_the_hub(
-    site, tmp_path
+    teachers_build,
 ):
-    out = tmp_path / "site"
-    done = build_site(ROOT, out, SITE_REPOSITORY=REPOSITORY, SITE_HUB=HUB)
-    assert done.returncode == 0, done.stderr
-    assert NO_BUTTONS not in done.stdout
+    out, printed = teachers_build
+    assert NO_BUTTONS not in printed
     html = (out / "notebooks" / "01-custom-function" / "1-beginner.html").read_text()
     path = "notebooks/01-custom-function/1-beginner.ipynb"
     binder = f"https://mybinder.org/v2/gh/ada/backward-course/HEAD?urlpath=lab/tree/{path}"

@@ -3,6 +3,7 @@ a Read more whose heading is gone, a broken link."""
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import nbformat
@@ -19,22 +20,51 @@ def mathjax() -> None:
     install_mathjax()
 
 
-def test_a_read_more_whose_heading_is_gone_stops_the_build_naming_it(tmp_path):
+HEADING = "Mistake 3: a wrong derivative that runs fine"  # lesson 1's developer track
+READ_MORE_GONE = (
+    f"an output cites Lesson 1 developer track, “{HEADING}”, "
+    "but notebooks/01-custom-function/2-developer has no such heading"
+)
+MISSING_PAGE = re.compile(r"teachers-guide\.md:\d+: WARNING: .*'old-notes\.md'")
+
+
+@pytest.fixture(scope="module")
+def two_warnings(tmp_path_factory) -> subprocess.CompletedProcess:
+    """One build (the teacher's edition, which has the guide) of a copy of the course with
+    two faults Sphinx warns of: a heading a Read more cites renamed, and a Markdown link to
+    a page that is not there. Either warning stops the build (-W); each test reads its own."""
+    tmp_path = tmp_path_factory.mktemp("two-warnings")
     course = copy_of_the_course(tmp_path / "course")
     developer = course / "notebooks" / "01-custom-function" / "2-developer.ipynb"
-    heading = "Mistake 3: a wrong derivative that runs fine"
     nb = nbformat.read(developer, as_version=4)
-    renamed = [cell for cell in nb.cells if cell.cell_type == "markdown" and heading in cell.source]
+    renamed = [cell for cell in nb.cells if cell.cell_type == "markdown" and HEADING in cell.source]
     assert renamed
     for cell in renamed:
-        cell.source = cell.source.replace(heading, "Mistake 3, renamed")
+        cell.source = cell.source.replace(HEADING, "Mistake 3, renamed")
     nbformat.write(nb, developer)
-    done = build_site(course, tmp_path / "site", SITE_REPOSITORY="")
-    assert done.returncode == 1
+    guide = course / "notebooks" / "teachers-guide.md"
+    guide.write_text(guide.read_text() + "\nSee [the old notes](old-notes.md).\n")
+    return build_site(course, tmp_path / "site", "teacher", SITE_REPOSITORY="")
+
+
+def test_a_read_more_whose_heading_is_gone_stops_the_build_naming_it(two_warnings):
+    assert two_warnings.returncode == 1
+    assert READ_MORE_GONE in two_warnings.stderr, two_warnings.stderr
+
+
+def test_a_markdown_link_to_a_missing_page_fails_the_build_naming_the_page(two_warnings):
+    assert two_warnings.returncode == 1
+    assert MISSING_PAGE.search(two_warnings.stderr), two_warnings.stderr
+
+
+def test_the_two_faults_are_all_that_build_warns_of(two_warnings):
+    """Each warning comes from one of the two faults; with -W, any one of them stops the build."""
+    *warned, last = two_warnings.stderr.strip().splitlines()
     assert (
-        f"an output cites Lesson 1 developer track, “{heading}”, "
-        "but notebooks/01-custom-function/2-developer has no such heading"
-    ) in done.stderr, done.stderr
+        warned and last == "Sphinx stopped the build: its warnings are above, each naming a page."
+    )
+    for line in warned:
+        assert line.endswith(": WARNING: " + READ_MORE_GONE) or MISSING_PAGE.search(line), line
 
 
 def one_notebook_course(tmp_path: Path, change) -> tuple[Path, str]:
@@ -98,17 +128,6 @@ def test_a_broken_link_on_a_page_fails_the_build_naming_the_page_and_the_link(tm
     assert done.stderr.strip().splitlines() == [
         "notebooks/teachers-guide.html: broken link '../notebooks/nowhere.html' (no such file)"
     ]
-
-
-def test_a_markdown_link_to_a_missing_page_fails_the_build_naming_the_page(tmp_path):
-    course = copy_of_the_course(tmp_path / "course")
-    guide = course / "notebooks" / "teachers-guide.md"
-    guide.write_text(guide.read_text() + "\nSee [the old notes](old-notes.md).\n")
-    done = build_site(course, tmp_path / "site", "teacher")
-    assert done.returncode == 1
-    assert re.search(r"teachers-guide\.md:\d+: WARNING: .*'old-notes\.md'", done.stderr), (
-        done.stderr
-    )
 
 
 def test_the_link_check_names_missing_files_and_anchors(tmp_path):
