@@ -7,6 +7,7 @@ signature, the oracles and the claim-checkers all read these facts, never the ch
 import contextlib
 import inspect
 import io
+import linecache
 import sys
 import traceback
 import warnings
@@ -156,10 +157,13 @@ def _steady_hypothesis() -> contextlib.AbstractContextManager[None]:
 
 def _where(error: BaseException, module_file: str) -> tuple[str, bool]:
     """The attempt's own last line in the traceback, and whether it is a `raise`."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == module_file]
-    if not frames:
+    # walk_tb, not extract_tb: only the attempt's own lines are read (thousands of runs).
+    rows = [
+        n for f, n in traceback.walk_tb(error.__traceback__) if f.f_code.co_filename == module_file
+    ]
+    if not rows:
         return "", False
-    line = (frames[-1].line or "").strip()
+    line = linecache.getline(module_file, rows[-1]).strip()
     return line, line.startswith("raise ") or line == "raise"
 
 
