@@ -57,6 +57,16 @@ def scratch_lab_and_link(tmp_path_factory):
     yield from shared_lab(tmp_path_factory.mktemp("ui-scratch"))
 
 
+@pytest.fixture(scope="package")
+def scratch_page(browser, scratch_lab_and_link):
+    """One JupyterLab page on that lab, over its slow link, where each explorer test module
+    opens its notebook: JupyterLab starts once, not once a module."""
+    from tests.ui.scratch_lab import lab_page
+
+    with lab_page(browser, *scratch_lab_and_link) as page:
+        yield page
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """Fail the test if a page threw while it ran, or while its fixtures opened pages."""

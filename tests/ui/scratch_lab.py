@@ -1,8 +1,9 @@
 """A scratch notebook in the real `make lab`, opened in Chromium over a slow link.
 
 Shared by the explorers' browser tests: one lab for the session serving each module's
-notebook of given cells, opened once for the module's tests (fixtures()) over
-tools/slow_link.py (a 100 ms round trip, as on Binder); the page must fetch nothing beyond
+notebook of given cells, and one JupyterLab page on it over tools/slow_link.py (a 100 ms
+round trip, as on Binder), in which each module opens its notebook once for its tests, as
+a learner opens one from the file browser (fixtures()); the page must fetch nothing beyond
 this machine. Also the page-side calls that run a cell, read its output and read the
 picture's text alternative.
 """
@@ -42,6 +43,16 @@ NO_OUTPUTS = """async () => {
   app.shell.currentWidget.content.activeCellIndex = 0;
 }"""
 SHUT_DOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
+# Open a notebook as the file browser does, or bring its tab to the front if it is open.
+OPEN = "async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }"
+SHOWING = f"""(path) => window.jupyterapp.shell.currentWidget?.context?.path === path
+  && ({KERNEL_IS})('idle')"""
+# Its kernel shut down (the page sees it go), then its tab closed without asking to save.
+CLOSE = """async () => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  await panel.sessionContext.shutdown();
+  panel.dispose();
+}"""
 INTERRUPT = (
     "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
     ".interrupt(); }"
@@ -80,16 +91,35 @@ def scratch_lab(
 
 
 @contextmanager
-def notebook_page(browser, lab: Lab, link: SlowLink, notebook: str = NOTEBOOK) -> Iterator:
-    """The scratch notebook opened over the slow link, its kernel idle; shut down after."""
+def lab_page(browser, lab: Lab, link: SlowLink) -> Iterator:
+    """JupyterLab opened over the slow link, no notebook open yet; closed after."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     fetched = []  # anything the page asks of a host other than this machine's loopback
     page.on("request", lambda request: fetched.append(request.url))
-    page.goto(f"http://127.0.0.1:{link.port}/lab/tree/{notebook}?reset&token={lab.token}")
-    page.wait_for_function(KERNEL_IS, arg="idle", timeout=60_000)
+    page.goto(f"http://127.0.0.1:{link.port}/lab?reset&token={lab.token}")
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=60_000)
+    page.evaluate("async () => { await window.jupyterapp.restored; }")
     yield page
-    page.evaluate(SHUT_DOWN)
     page.close()
+    assert [url for url in fetched if not url.startswith(LOCAL)] == []
+
+
+@contextmanager
+def notebook_in(page, notebook: str = NOTEBOOK) -> Iterator:
+    """The scratch notebook opened in JupyterLab's page, in front, its kernel idle; its
+    kernel shut down and its tab closed after. Nothing fetched meanwhile left the machine."""
+    fetched = []
+
+    def record(request) -> None:
+        fetched.append(request.url)
+
+    page.on("request", record)
+    page.evaluate(OPEN, notebook)
+    page.wait_for_function(SHOWING, arg=notebook, timeout=60_000)
+    yield page
+    page.evaluate(OPEN, notebook)
+    page.evaluate(CLOSE)
+    page.remove_listener("request", record)
     assert [url for url in fetched if not url.startswith(LOCAL)] == []
 
 
@@ -99,6 +129,13 @@ SCRATCH_NOTEBOOKS: dict[str, list[str]] = {}
 
 def notebook_of(name: str) -> str:
     return f"{name}.ipynb"
+
+
+def scratch_notebook(name: str, cells: list[str]) -> str:
+    """Have the shared lab serve `name`.ipynb made of `cells` (call it at a module's top
+    level); the notebook's file name."""
+    SCRATCH_NOTEBOOKS[notebook_of(name)] = cells
+    return notebook_of(name)
 
 
 def shared_lab(folder: Path) -> Iterator[tuple[Lab, SlowLink]]:
@@ -114,32 +151,41 @@ def fixtures(cells: list[str], name: str) -> tuple:
     `lab_and_link, opened_notebook, page, fresh_page = fixtures(CELLS, "ui-name")`:
 
     - `lab_and_link`: the session's lab, serving this module's notebook, `name`.ipynb;
-    - `opened_notebook`: that notebook opened once for the module, one kernel for its tests;
-    - `page`: it for one test, every output cleared first (the test runs the cells it needs);
-    - `fresh_page`: a copy of it, `name`-fresh.ipynb, opened just for one test, as a learner
-      opens a notebook (a fresh kernel, the first cell selected), shut down after.
+    - `opened_notebook`: that notebook opened once for the module in the session's
+      JupyterLab page (conftest.py's `scratch_page`), one kernel for its tests;
+    - `page`: it, in front, for one test, every output cleared first (the test runs the
+      cells it needs);
+    - `fresh_page`: a copy of it, `name`-fresh.ipynb, opened in the same page just for one
+      test, as a learner opens a notebook (a fresh kernel, the first cell selected), shut
+      down and closed after; the module's notebook, its outputs cleared, stays behind it.
     """
-    SCRATCH_NOTEBOOKS[notebook_of(name)] = cells
-    SCRATCH_NOTEBOOKS[notebook_of(f"{name}-fresh")] = cells
+    scratch_notebook(name, cells)
+    scratch_notebook(f"{name}-fresh", cells)
 
     @pytest.fixture(scope="module")
     def lab_and_link(scratch_lab_and_link):
         return scratch_lab_and_link
 
     @pytest.fixture(scope="module")
-    def opened_notebook(browser, lab_and_link):
-        with notebook_page(browser, *lab_and_link, notebook_of(name)) as page:
+    def opened_notebook(scratch_page):
+        with notebook_in(scratch_page, notebook_of(name)) as page:
             yield page
+
+    def in_front_and_cleared(page):
+        page.evaluate(OPEN, notebook_of(name))
+        page.evaluate(NO_OUTPUTS)
+        page.wait_for_function(SHOWING, arg=notebook_of(name), timeout=30_000)
+        return page
 
     @pytest.fixture
     def page(opened_notebook):
-        opened_notebook.evaluate(NO_OUTPUTS)
-        opened_notebook.wait_for_function(KERNEL_IS, arg="idle", timeout=30_000)
-        return opened_notebook
+        return in_front_and_cleared(opened_notebook)
 
     @pytest.fixture
-    def fresh_page(browser, lab_and_link):
-        with notebook_page(browser, *lab_and_link, notebook_of(f"{name}-fresh")) as page:
+    def fresh_page(opened_notebook):
+        # Only the fresh copy's explorers are then in the page, for the test to find.
+        in_front_and_cleared(opened_notebook)
+        with notebook_in(opened_notebook, notebook_of(f"{name}-fresh")) as page:
             yield page
 
     return lab_and_link, opened_notebook, page, fresh_page

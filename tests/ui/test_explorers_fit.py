@@ -21,7 +21,7 @@ import pytest
 
 from lessons_lib.explorers.drawing import WIDTH
 from lessons_lib.explorers.training.drawing import TEXT_PX
-from tests.ui.scratch_lab import FINISHED, RUN_CELL, SHUT_DOWN, fixtures, notebook_of
+from tests.ui.scratch_lab import FINISHED, KERNEL_IS, RUN_CELL, SHUT_DOWN, scratch_notebook
 
 CELLS = [
     "from lessons_lib import Cube, RoundSTE, SigmoidSpike, explore, explore_steps\n"
@@ -106,30 +106,28 @@ IMAGE_PICTURE = """(explorer) => {
 }"""
 
 
-NAME = "ui-fit"
-fixtures(CELLS, NAME)  # this module's notebook, served by the shared scratch lab
+NOTEBOOK = scratch_notebook("ui-fit", CELLS)  # served by the shared scratch lab
 
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["1x", "2x"])
 def projector(request, browser, scratch_lab_and_link):
     """The scratch notebook on a 1280x720 page at devicePixelRatio 1 or 2, in Presentation
     Mode, every explorer drawn at the width it is shown. One page per ratio serves both
-    tests (a page's load and run are most of their time); the one that narrows it runs last."""
+    tests (a page's load and run are most of their time); the one that narrows it runs last.
+    The 2x page finds the kernel the 1x page left running, as a reloaded notebook does, and
+    runs every cell again: new explorers, drawn for its ratio."""
     lab, _ = scratch_lab_and_link
     page = browser.new_page(viewport=PROJECTOR, device_scale_factor=request.param)
-    page.goto(f"{lab.base}/lab/tree/{notebook_of(NAME)}?reset&token={lab.token}")
-    page.wait_for_function(
-        "window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status "
-        "=== 'idle'",
-        timeout=60_000,
-    )
+    page.goto(f"{lab.base}/lab/tree/{NOTEBOOK}?reset&token={lab.token}")
+    page.wait_for_function(KERNEL_IS, arg="idle", timeout=60_000)
     assert page.evaluate(PRESENTATION_MODE)
     for index in range(len(CELLS)):
         page.evaluate(RUN_CELL, [index, True])
         page.wait_for_function(FINISHED, arg=index)
     page.wait_for_function(DRAWN_AT_ITS_WIDTH, arg=CANVAS_EXPLORERS, timeout=30_000)
     yield page
-    page.evaluate(SHUT_DOWN)
+    if request.param == 2:  # the last ratio; the 1x page leaves its kernel to the 2x page
+        page.evaluate(SHUT_DOWN)
     page.close()
 
 

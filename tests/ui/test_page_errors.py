@@ -24,9 +24,10 @@ def blank(browser):
 
 
 def recorded(page, script: str) -> list[str]:
-    """Run `script` in the page; the uncaught errors recorded, once it had time to throw."""
-    page.evaluate(f"() => {{ {script}; }}")
-    page.wait_for_timeout(200)  # a round trip to the browser delivers its error events
+    """Run `script`, which leaves an error uncaught, in the page; the uncaught errors
+    recorded once Playwright has reported it (the record's listener hears it first)."""
+    with page.expect_event("pageerror", timeout=10_000):
+        page.evaluate(f"() => {{ {script}; }}")
     return PAGE_ERRORS.take()
 
 
@@ -39,7 +40,11 @@ def test_an_uncaught_error_is_recorded_with_its_message(blank, script):
 
 
 def test_an_error_the_page_catches_is_not_recorded(blank):
-    assert recorded(blank, "try { undefined.then } catch (e) { console.log(e.message) }") == []
+    caught = "try { undefined.then } catch (e) { console.log(e.message) }"
+    # An error left uncaught after it: the caught one, were it recorded, would come first.
+    after = "setTimeout(() => { throw new RangeError('thrown after'); }, 0)"
+    found = recorded(blank, f"{caught}; {after}")
+    assert len(found) == 1 and "RangeError: thrown after" in found[0], found
 
 
 def test_a_page_opened_by_a_watched_page_is_watched_too(blank):
