@@ -93,13 +93,15 @@ def series(page: object, root: str, handle: str, attribute: str, moves: int) -> 
             raise RuntimeError(f"{root}: the picture did not change within 10 s")
         if i:  # the first move warms up the page and the kernel
             times.append(elapsed)
-        page.wait_for_timeout(300)  # let the kernel's answers settle before the next move
+        if i < moves:  # the next series starts with its own untimed move
+            page.wait_for_timeout(300)  # let the kernel's answers settle before the next move
     return times
 
 
 def training_series(page: object, runs: int) -> list[float]:
     """Milliseconds from the Train again click to the frame showing the new picture, over
-    `runs` trainings, each with one more width toggled on (and off again, untimed, after)."""
+    `runs` trainings, each with one more width toggled on (and off again, untimed, before
+    the next)."""
     from tools.page_timing import click_to_picture
 
     LOADS.append(os.getloadavg()[0])
@@ -110,7 +112,8 @@ def training_series(page: object, runs: int) -> list[float]:
     train = explorer.get_by_role("button", name="Train again")
     times = []
     for i in range(runs + 1):
-        for timed in (True, False):  # the width toggled on and timed; off again, untimed
+        # The width toggled on and timed; off again, untimed, if another run follows.
+        for timed in (True, False) if i < runs else (True,):
             width.click()
             page.wait_for_timeout(300)  # the toggle reaches the kernel before the click
             elapsed = click_to_picture(train, picture, None, TRAINING_TIMEOUT_MS)
