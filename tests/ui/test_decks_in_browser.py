@@ -142,18 +142,34 @@ class Deck:
         return "\n".join(c.source for c in nbformat.read(self.notebook, as_version=4).cells)
 
 
-@pytest.fixture(scope="module", params=NOTEBOOKS, ids=lambda p: str(p.relative_to(NOTEBOOKS_DIR)))
-def deck(request, browser, built):
-    """A deck open from its file at a projector's size, once fit.js has fitted its slides."""
-    opened = Deck(request.param, browser.new_page(viewport=PROJECTOR))
-    page = opened.page
-    page.on("request", lambda r: opened.requested.append(r.url))
-    page.on("requestfailed", lambda r: opened.failed.append(f"{r.url}: {r.failure}"))
+@pytest.fixture(scope="module")
+def deck_page(browser, built):
+    """The page at a projector's size that opens every deck in turn, as a teacher's browser
+    tab opens one deck after another (quicker than a new page for each deck)."""
+    page = browser.new_page(viewport=PROJECTOR)
     page.route(lambda url: not ON_THIS_MACHINE.match(url), lambda route: route.abort())
-    page.goto(deck_path(request.param).as_uri())
-    page.wait_for_function("document.documentElement.dataset.slidesFitted !== undefined")
-    yield opened
+    yield page
     page.close()
+
+
+@pytest.fixture(scope="module", params=NOTEBOOKS, ids=lambda p: str(p.relative_to(NOTEBOOKS_DIR)))
+def deck(request, deck_page):
+    """A deck open from its file, once fit.js has fitted its slides; what it requested."""
+    opened = Deck(request.param, deck_page)
+
+    def requested(request) -> None:
+        opened.requested.append(request.url)
+
+    def failed(request) -> None:
+        opened.failed.append(f"{request.url}: {request.failure}")
+
+    deck_page.on("request", requested)
+    deck_page.on("requestfailed", failed)
+    deck_page.goto(deck_path(request.param).as_uri())
+    deck_page.wait_for_function("document.documentElement.dataset.slidesFitted !== undefined")
+    yield opened
+    deck_page.remove_listener("request", requested)
+    deck_page.remove_listener("requestfailed", failed)
 
 
 def test_a_deck_requests_nothing_beyond_the_machine(deck):
