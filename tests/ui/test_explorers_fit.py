@@ -7,7 +7,8 @@ the picture at the size it is shown).
 
 The explorers that draw on a canvas must also be sharp: drawn by the kernel at the width
 they are shown, times the screen's devicePixelRatio, so each canvas holds one pixel per
-device pixel and the kernel's image fills it 1:1.
+device pixel and the kernel's image fills it 1:1. The notebook opens on a screen of ratio 2
+and its window then moves to one of ratio 1, as a window dragged between two screens.
 
 The training explorer shows an <img> of a fixed size that the browser scales to the room
 it has, so "one pixel per device pixel" does not apply to it. What applies: the image is
@@ -107,17 +108,18 @@ IMAGE_PICTURE = """(explorer) => {
 
 
 NOTEBOOK = scratch_notebook("ui-fit", CELLS)  # served by the shared scratch lab
+# Once one explorer's canvas picture is drawn at the width and devicePixelRatio it is shown at.
+ONE_DRAWN = """(picture) =>
+  Number(picture.dataset.drawnWidth) === picture.getBoundingClientRect().width
+  && Number(picture.dataset.drawnRatio) === window.devicePixelRatio"""
 
 
-@pytest.fixture(scope="module", params=[1, 2], ids=["1x", "2x"])
-def projector(request, browser, scratch_lab_and_link):
-    """The scratch notebook on a 1280x720 page at devicePixelRatio 1 or 2, in Presentation
-    Mode, every explorer drawn at the width it is shown. One page per ratio serves both
-    tests (a page's load and run are most of their time); the one that narrows it runs last.
-    The 2x page finds the kernel the 1x page left running, as a reloaded notebook does, and
-    runs every cell again: new explorers, drawn for its ratio."""
+@pytest.fixture(scope="module")
+def opened_at_2x(browser, scratch_lab_and_link):
+    """The scratch notebook opened on a 1280x720 page at devicePixelRatio 2, a high-density
+    screen, in Presentation Mode, every cell run, every explorer drawn at the width shown."""
     lab, _ = scratch_lab_and_link
-    page = browser.new_page(viewport=PROJECTOR, device_scale_factor=request.param)
+    page = browser.new_page(viewport=PROJECTOR, device_scale_factor=2)
     page.goto(f"{lab.base}/lab/tree/{NOTEBOOK}?reset&token={lab.token}")
     page.wait_for_function(KERNEL_IS, arg="idle", timeout=60_000)
     assert page.evaluate(PRESENTATION_MODE)
@@ -125,10 +127,48 @@ def projector(request, browser, scratch_lab_and_link):
         page.evaluate(RUN_CELL, [index, True])
         page.wait_for_function(FINISHED, arg=index)
     page.wait_for_function(DRAWN_AT_ITS_WIDTH, arg=CANVAS_EXPLORERS, timeout=30_000)
+    # Chromium's device emulation (Playwright's viewport is the same), held for the page's
+    # life: a window moved to another screen, or narrowed, without reloading the notebook.
+    page.device_emulation = page.context.new_cdp_session(page)
     yield page
-    if request.param == 2:  # the last ratio; the 1x page leaves its kernel to the 2x page
-        page.evaluate(SHUT_DOWN)
+    page.evaluate(SHUT_DOWN)
     page.close()
+
+
+def show_on(page, width: int, ratio: float) -> None:
+    """The page's window made `width` CSS px wide (720 high) on a screen of devicePixelRatio
+    `ratio`; then each explorer scrolled into view, as a learner would (JupyterLab skips the
+    layout of cells out of view), until every canvas picture is drawn again for it."""
+    page.device_emulation.send(
+        "Emulation.setDeviceMetricsOverride",
+        {
+            "width": width,
+            "height": PROJECTOR["height"],
+            "deviceScaleFactor": ratio,
+            "mobile": False,
+        },
+    )
+    page.wait_for_function("(ratio) => window.devicePixelRatio === ratio", arg=ratio)
+    explorers = page.locator(".lessons-explorer")
+    for i in range(explorers.count()):
+        explorer = explorers.nth(i)
+        explorer.scroll_into_view_if_needed()
+        if "training-explorer" not in explorer.get_attribute("class").split():
+            page.wait_for_function(
+                ONE_DRAWN, arg=explorer.locator(".explorer-picture").element_handle()
+            )
+    page.wait_for_function(DRAWN_AT_ITS_WIDTH, arg=CANVAS_EXPLORERS, timeout=30_000)
+
+
+@pytest.fixture(scope="module", params=[2, 1], ids=["2x", "1x"])
+def projector(request, opened_at_2x):
+    """The page at devicePixelRatio 2 as it opened, then moved to a screen of ratio 1 (the
+    kernel draws every picture again for it): both tests at each ratio, the one that narrows
+    the window last. Opening at 2x is the harder start: the kernel's first pictures are drawn
+    at ratio 1 (drawing.FIRST_SIZE), which a page at ratio 1 would keep even if it never asked
+    for its own."""
+    show_on(opened_at_2x, PROJECTOR["width"], request.param)
+    return opened_at_2x
 
 
 def measured(page):
@@ -175,7 +215,7 @@ def test_a_narrower_window_gets_narrower_pictures_drawn_again_at_their_width(pro
     """JupyterLab skips the layout of cells out of view (content-visibility) until they are
     scrolled to: each explorer is scrolled into view, as a learner would, then judged."""
     before = measured(projector)
-    projector.set_viewport_size({"width": 1100, "height": 720})
+    show_on(projector, 1100, projector.evaluate("window.devicePixelRatio"))
     explorers = projector.locator(".lessons-explorer")
     for i, was in enumerate(before):
         explorer = explorers.nth(i)
