@@ -155,9 +155,10 @@ def fixtures(cells: list[str], name: str) -> tuple:
       JupyterLab page (conftest.py's `scratch_page`), one kernel for its tests;
     - `page`: it, in front, for one test, every output cleared first (the test runs the
       cells it needs);
-    - `fresh_page`: a copy of it, `name`-fresh.ipynb, opened in the same page just for one
-      test, as a learner opens a notebook (a fresh kernel, the first cell selected), shut
-      down and closed after; the module's notebook, its outputs cleared, stays behind it.
+    - `fresh_page`: a notebook just as a learner opens it (a fresh kernel, nothing run, the
+      first cell selected): the module's own, if no test has used it yet (so a module puts
+      the test that needs it first); else a copy of it, `name`-fresh.ipynb, opened in the
+      same page just for the test, shut down and closed after.
     """
     scratch_notebook(name, cells)
     scratch_notebook(f"{name}-fresh", cells)
@@ -177,12 +178,19 @@ def fixtures(cells: list[str], name: str) -> tuple:
         page.wait_for_function(SHOWING, arg=notebook_of(name), timeout=30_000)
         return page
 
+    used = []  # a test has had the module's notebook: it is no longer as it opened
+
     @pytest.fixture
     def page(opened_notebook):
+        used.append(True)
         return in_front_and_cleared(opened_notebook)
 
     @pytest.fixture
     def fresh_page(opened_notebook):
+        if not used:  # as it opened: no kernel to start and stop for a copy
+            used.append(True)
+            yield opened_notebook
+            return
         # Only the fresh copy's explorers are then in the page, for the test to find.
         in_front_and_cleared(opened_notebook)
         with notebook_in(opened_notebook, notebook_of(f"{name}-fresh")) as page:

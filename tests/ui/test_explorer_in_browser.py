@@ -48,55 +48,6 @@ def fresh_explorer(page):
     return page.locator(".lessons-explorer").first
 
 
-def test_a_point_move_is_drawn_at_once_even_while_the_kernel_is_busy(page):
-    explorer = fresh_explorer(page)
-    picture, handle = explorer.locator(".explorer-picture"), explorer.locator(".noUi-handle").first
-    page.evaluate(RUN_CELL, [1, False])  # time.sleep(60): the kernel answers nothing
-    page.wait_for_function(f"({OUTPUT_TEXT})(1).includes('sleeping')")  # the sleep has begun
-    times = [key_to_picture(handle, picture, "ArrowRight", "data-x", 3000) for _ in range(3)]
-    assert not page.evaluate(FINISHED, 1), "the sleep ended too soon to prove anything"
-    # The kernel sleeps throughout, so each change was drawn by the page alone (how fast:
-    # benchmarks/explorer_latency.py, not a timed test).
-    assert None not in times, f"the picture waited for the kernel: {times}"
-    # Three steps of 5/400 from 0.4: forward round(0.4375) = 0, backward 1, truth 0.
-    said = alt(page)
-    for words in ["x = 0.4375", "forward = 0,", "RoundSTE's backward = 1,", "true gradient = 0;"]:
-        assert words in said
-    assert "disagree here" in said
-    assert "0.4375" in explorer.locator(".explorer-readout").inner_text()
-    page.evaluate(INTERRUPT)  # proven: no need to sit out the rest of the sleep
-    # The kernel learns the point once it is free: it reads the value the picture shows.
-    page.wait_for_function(FINISHED, arg=1, timeout=15_000)
-    page.evaluate(RUN_CELL, [2, True])
-    kernel_x = float(page.evaluate(OUTPUT_TEXT, 2).split()[0])
-    assert kernel_x == pytest.approx(float(picture.get_attribute("data-x")), abs=1e-12)
-
-
-def test_a_range_change_says_updating_until_its_curves_arrive(page):
-    explorer = fresh_explorer(page)
-    picture = explorer.locator(".explorer-picture")
-    revision = int(picture.get_attribute("data-revision"))
-    busy_at_once = page.evaluate(
-        """(explorer) => {
-          const upper = explorer.querySelectorAll('.explorer-range .noUi-handle')[1];
-          upper.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
-          const picture = explorer.querySelector('.explorer-picture');
-          const badge = picture.querySelector('.explorer-badge');
-          return [picture.getAttribute('aria-busy'), badge.hidden, badge.textContent];
-        }""",
-        explorer.element_handle(),
-    )
-    assert busy_at_once == ["true", False, "updating…"]  # in the same task as the key event
-    page.wait_for_function(
-        "([picture, old]) => Number(picture.dataset.revision) > old",
-        arg=[picture.element_handle(), revision],
-    )
-    assert picture.get_attribute("aria-busy") == "false"
-    assert "over x from -2.5 to 2.55:" in alt(page)
-    assert explorer.locator(".explorer-badge").is_hidden()
-    assert explorer.get_by_role("spinbutton", name="to", exact=True).input_value() == "2.55"
-
-
 def test_the_explorer_works_from_the_keyboard_alone(fresh_page):
     """From opening the notebook: run the cell, reach each control with Tab, use it."""
     page = fresh_page
@@ -153,6 +104,55 @@ def test_the_explorer_works_from_the_keyboard_alone(fresh_page):
     keys.press("Shift+Tab")
     assert page.evaluate(FOCUSED) == "to"  # and back again
     assert page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex") == 0
+
+
+def test_a_point_move_is_drawn_at_once_even_while_the_kernel_is_busy(page):
+    explorer = fresh_explorer(page)
+    picture, handle = explorer.locator(".explorer-picture"), explorer.locator(".noUi-handle").first
+    page.evaluate(RUN_CELL, [1, False])  # time.sleep(60): the kernel answers nothing
+    page.wait_for_function(f"({OUTPUT_TEXT})(1).includes('sleeping')")  # the sleep has begun
+    times = [key_to_picture(handle, picture, "ArrowRight", "data-x", 3000) for _ in range(3)]
+    assert not page.evaluate(FINISHED, 1), "the sleep ended too soon to prove anything"
+    # The kernel sleeps throughout, so each change was drawn by the page alone (how fast:
+    # benchmarks/explorer_latency.py, not a timed test).
+    assert None not in times, f"the picture waited for the kernel: {times}"
+    # Three steps of 5/400 from 0.4: forward round(0.4375) = 0, backward 1, truth 0.
+    said = alt(page)
+    for words in ["x = 0.4375", "forward = 0,", "RoundSTE's backward = 1,", "true gradient = 0;"]:
+        assert words in said
+    assert "disagree here" in said
+    assert "0.4375" in explorer.locator(".explorer-readout").inner_text()
+    page.evaluate(INTERRUPT)  # proven: no need to sit out the rest of the sleep
+    # The kernel learns the point once it is free: it reads the value the picture shows.
+    page.wait_for_function(FINISHED, arg=1, timeout=15_000)
+    page.evaluate(RUN_CELL, [2, True])
+    kernel_x = float(page.evaluate(OUTPUT_TEXT, 2).split()[0])
+    assert kernel_x == pytest.approx(float(picture.get_attribute("data-x")), abs=1e-12)
+
+
+def test_a_range_change_says_updating_until_its_curves_arrive(page):
+    explorer = fresh_explorer(page)
+    picture = explorer.locator(".explorer-picture")
+    revision = int(picture.get_attribute("data-revision"))
+    busy_at_once = page.evaluate(
+        """(explorer) => {
+          const upper = explorer.querySelectorAll('.explorer-range .noUi-handle')[1];
+          upper.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+          const picture = explorer.querySelector('.explorer-picture');
+          const badge = picture.querySelector('.explorer-badge');
+          return [picture.getAttribute('aria-busy'), badge.hidden, badge.textContent];
+        }""",
+        explorer.element_handle(),
+    )
+    assert busy_at_once == ["true", False, "updating…"]  # in the same task as the key event
+    page.wait_for_function(
+        "([picture, old]) => Number(picture.dataset.revision) > old",
+        arg=[picture.element_handle(), revision],
+    )
+    assert picture.get_attribute("aria-busy") == "false"
+    assert "over x from -2.5 to 2.55:" in alt(page)
+    assert explorer.locator(".explorer-badge").is_hidden()
+    assert explorer.get_by_role("spinbutton", name="to", exact=True).input_value() == "2.55"
 
 
 def test_every_control_has_a_name_a_screen_reader_can_say(page):

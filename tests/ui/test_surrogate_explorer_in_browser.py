@@ -44,6 +44,38 @@ def fresh_explorer(page):
     return explorer
 
 
+def test_the_surrogate_explorer_works_from_the_keyboard_alone(fresh_page):
+    """From opening the notebook: run the cell, reach each control with Tab, use it."""
+    page = fresh_page
+    keys = page.keyboard
+    keys.press("Shift+Enter")  # the first cell is selected on opening: run it
+    page.locator(".explorer-picture[data-revision]").wait_for()
+    keys.press("ArrowUp")  # back to the explorer's cell
+    tab_to(page, "x", most=3)
+    assert tab_to(page, "threshold", most=2) == ["x", "threshold"]  # past x's number box
+    keys.press("ArrowRight")
+    wait_for_words(page, "bump (width 0.5, threshold 0.01)")
+    assert tab_to(page, "width", most=2) == ["threshold", "width"]
+    keys.press("ArrowLeft")
+    keys.press("ArrowLeft")
+    wait_for_words(page, "bump (width 0.48, threshold 0.01)")
+    assert tab_to(page, "shape", most=2) == ["width", "shape"]
+    assert page.evaluate("() => document.activeElement.tagName") == "SELECT"
+    # The picker's own keys, not JupyterLab's shortcuts: ArrowDown would select the next
+    # cell, and of the letters typed, R R would restart the kernel and I I interrupt it.
+    keys.press("ArrowDown")  # fast-sigmoid, then arctan in the picker's order
+    wait_for_words(page, "the arctan bump (width 0.48, threshold 0.01)")
+    keys.type("tri")  # a closed picker jumps to the option its typed letters begin
+    wait_for_words(page, "the triangle bump (width 0.48, threshold 0.01)")
+    picker = page.get_by_role("combobox", name="shape", exact=True)
+    assert picker.input_value() == "triangle"
+    assert page.evaluate(FOCUSED) == "shape"
+    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex") == 0
+    page.wait_for_function(
+        "() => document.querySelector('.explorer-picture').getAttribute('aria-busy') === 'false'"
+    )
+
+
 def test_a_point_move_is_drawn_by_the_browser(page):
     explorer = fresh_explorer(page)
     picture = explorer.locator(".explorer-picture")
@@ -85,38 +117,6 @@ def test_the_training_explorer_fills_its_bar_and_trains_again(page):
         "(el) => el.innerText.includes('sigmoid, width 0.5:')", arg=explorer.element_handle()
     )
     assert bar.evaluate("(bar) => bar.style.width") == "100%"
-
-
-def test_the_surrogate_explorer_works_from_the_keyboard_alone(fresh_page):
-    """From opening the notebook: run the cell, reach each control with Tab, use it."""
-    page = fresh_page
-    keys = page.keyboard
-    keys.press("Shift+Enter")  # the first cell is selected on opening: run it
-    page.locator(".explorer-picture[data-revision]").wait_for()
-    keys.press("ArrowUp")  # back to the explorer's cell
-    tab_to(page, "x", most=3)
-    assert tab_to(page, "threshold", most=2) == ["x", "threshold"]  # past x's number box
-    keys.press("ArrowRight")
-    wait_for_words(page, "bump (width 0.5, threshold 0.01)")
-    assert tab_to(page, "width", most=2) == ["threshold", "width"]
-    keys.press("ArrowLeft")
-    keys.press("ArrowLeft")
-    wait_for_words(page, "bump (width 0.48, threshold 0.01)")
-    assert tab_to(page, "shape", most=2) == ["width", "shape"]
-    assert page.evaluate("() => document.activeElement.tagName") == "SELECT"
-    # The picker's own keys, not JupyterLab's shortcuts: ArrowDown would select the next
-    # cell, and of the letters typed, R R would restart the kernel and I I interrupt it.
-    keys.press("ArrowDown")  # fast-sigmoid, then arctan in the picker's order
-    wait_for_words(page, "the arctan bump (width 0.48, threshold 0.01)")
-    keys.type("tri")  # a closed picker jumps to the option its typed letters begin
-    wait_for_words(page, "the triangle bump (width 0.48, threshold 0.01)")
-    picker = page.get_by_role("combobox", name="shape", exact=True)
-    assert picker.input_value() == "triangle"
-    assert page.evaluate(FOCUSED) == "shape"
-    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex") == 0
-    page.wait_for_function(
-        "() => document.querySelector('.explorer-picture').getAttribute('aria-busy') === 'false'"
-    )
 
 
 SHAPES_ROW = """- group "shapes":
