@@ -17,6 +17,9 @@ HUB = "https://hub.example.edu"
 NO_BUTTONS = "No launch buttons (Binder, Colab) on the notebooks' pages: "
 TO_ADD_THEM = "; set SITE_REPOSITORY=https://github.com/OWNER/REPO to add them."
 NO_BUTTONS_EMPTY_SETTING = f"{NO_BUTTONS}SITE_REPOSITORY is empty{TO_ADD_THEM}"
+# Sphinx colours its warnings where CI=true or FORCE_COLOR is set; the tests
+# read them line by line, as a terminal without colour shows them.
+PLAIN = {"NO_COLOR": "1"}
 
 
 def build_site(
@@ -26,7 +29,7 @@ def build_site(
     return subprocess.run(
         [sys.executable, "-m", "tools.site", "--edition", edition, *where],
         cwd=ROOT,
-        env=os.environ | env,
+        env=os.environ | PLAIN | env,
         capture_output=True,
         text=True,
         timeout=600,
@@ -44,7 +47,7 @@ def make_site(*args: str) -> subprocess.CompletedProcess:
     done = subprocess.run(
         ["make", "-s", "site", *args],
         cwd=ROOT,
-        env=os.environ | {"SITE_REPOSITORY": ""},
+        env=os.environ | PLAIN | {"SITE_REPOSITORY": ""},
         capture_output=True,
         text=True,
         timeout=900,
