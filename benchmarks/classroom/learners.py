@@ -73,8 +73,15 @@ def api(learner: Learner, method: str, url: str, **kwargs) -> requests.Response:
 def spawn_and_pull(hub: Hub, learner: Learner, pull_path: str) -> None:
     """Start the learner's server, wait until it is ready, then pull the course."""
     started = time.monotonic()
-    api(learner, "POST", f"{hub.base}/hub/api/users/{learner.name}/server")
     deadline = started + 180
+    # A server the idle culler is stopping cannot be started until it has stopped: the hub
+    # answers 400 "... is pending stop" meanwhile, so ask again.
+    while (
+        "is pending stop"
+        in api(learner, "POST", f"{hub.base}/hub/api/users/{learner.name}/server").text
+        and time.monotonic() < deadline
+    ):
+        time.sleep(0.5)
     while time.monotonic() < deadline:
         server = api(learner, "GET", f"{hub.base}/hub/api/users/{learner.name}").json()
         if server.get("servers", {}).get("", {}).get("ready"):
