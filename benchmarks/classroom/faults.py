@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import requests
@@ -162,8 +163,14 @@ def kill_counts(names: list[str], into: dict[str, int | None]) -> None:
 
 
 def awake(room: Room, learner: Learner) -> None:
-    """The learner's server started again if the idle culler stopped it (a short timeout)."""
-    me = api(learner, "GET", f"{room.hub.base}/hub/api/users/{learner.name}").json()
+    """The learner's server running, and left alone by the idle culler (a short timeout in
+    the tests) for a whole timeout from now: its activity told to the hub first, as the
+    server itself does every few seconds; then started again if the culler had stopped it
+    (or is stopping it)."""
+    user = f"{room.hub.base}/hub/api/users/{learner.name}"
+    now = datetime.now(UTC).isoformat()
+    api(learner, "POST", f"{user}/activity", json={"servers": {"": {"last_activity": now}}})
+    me = api(learner, "GET", user).json()
     if not me.get("servers", {}).get("", {}).get("ready"):
         again = Learner(learner.name, learner.session, learner.token)  # their spawn time kept
         spawn_and_pull(room.hub, again, room.pull_path)
