@@ -82,29 +82,32 @@ def slider_in_chromium(hub: Hub, learner: Learner, pull_path: str) -> tuple[floa
             memory.filter(has_text="/").wait_for(timeout=30_000)
             status = memory.inner_text().strip()
             page.goto(f"{server}/lab/tree/explorer.ipynb?reset")
-            page.locator(".jp-Notebook .jp-Cell").first.click()
             picture = page.locator(".explorer-picture[data-revision]")
-            for _ in range(3):  # Shift+Enter before the kernel is ready may be lost
-                page.keyboard.press("Shift+Enter")
-                try:
-                    picture.wait_for(timeout=40_000)
-                    break
-                except Exception:
-                    page.locator(".jp-Notebook .jp-Cell").first.click()
+            run_until(page, page.locator(".jp-Notebook .jp-Cell").first, picture)
             handle = page.locator(".lessons-explorer .noUi-handle").first
             return key_to_picture(handle, picture, "ArrowRight", "data-x", 10_000), status
         finally:
             browser.close()
 
 
-def run_until(page, cell, text: str, tries: int = 3) -> None:
-    """Shift+Enter in the cell until its output shows text (a press before the kernel is
-    ready may be lost)."""
+# The notebook's kernel, as its toolbar shows it: a Shift+Enter pressed while the kernel
+# is still starting can be lost, so each press waits for this.
+KERNEL_IDLE = (
+    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator[data-status="idle"]'
+)
+
+
+def run_until(page, cell, shown, tries: int = 3) -> None:
+    """Shift+Enter in the cell, once its kernel is idle, until shown appears: a text in
+    the cell's output, or a locator of the page."""
+    if isinstance(shown, str):
+        shown = cell.locator(".jp-OutputArea-output", has_text=shown).first
     for attempt in range(tries):
+        page.locator(KERNEL_IDLE).first.wait_for(timeout=60_000)
         cell.click()
         page.keyboard.press("Shift+Enter")
         try:
-            cell.locator(".jp-OutputArea-output", has_text=text).first.wait_for(timeout=40_000)
+            shown.wait_for(timeout=40_000)
             return
         except Exception:
             if attempt == tries - 1:
