@@ -18,7 +18,6 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 import requests
@@ -31,8 +30,8 @@ from benchmarks.classroom.learners import (
     Room,
     api,
     run_lesson,
-    spawn_and_pull,
     together,
+    wake,
 )
 from lessons_lib.kernel_stopped import oom_kills
 from tools import lab_memory
@@ -54,6 +53,7 @@ def limits_line(room: Room) -> str:
 def in_own_groups(room: Room) -> dict[str, bool]:
     """For each ready learner, with a kernel running: every process of theirs (server,
     kernel) is in their own group (in v1, in both the memory and the cpu tree)."""
+    wake(room)
     kernels = []
     together(lambda x: kernels.append(Kernel(room.hub, x, "groups.ipynb")), room.ready)
     try:
@@ -162,20 +162,6 @@ def kill_counts(names: list[str], into: dict[str, int | None]) -> None:
         into[name] = oom_kills(Path(f"/proc/{pids[0]}/cgroup")) if pids else None
 
 
-def awake(room: Room, learner: Learner) -> None:
-    """The learner's server running, and left alone by the idle culler (a short timeout in
-    the tests) for a whole timeout from now: its activity told to the hub first, as the
-    server itself does every few seconds; then started again if the culler had stopped it
-    (or is stopping it)."""
-    user = f"{room.hub.base}/hub/api/users/{learner.name}"
-    now = datetime.now(UTC).isoformat()
-    api(learner, "POST", f"{user}/activity", json={"servers": {"": {"last_activity": now}}})
-    me = api(learner, "GET", user).json()
-    if not me.get("servers", {}).get("", {}).get("ready"):
-        again = Learner(learner.name, learner.session, learner.token)  # their spawn time kept
-        spawn_and_pull(room.hub, again, room.pull_path)
-
-
 def limits() -> tuple[int, float | None]:
     """Each learner's memory limit in bytes and CPU limit in cores, as the hub reads them
     (hub/class_limits.py)."""
@@ -195,7 +181,7 @@ def faults(room: Room, lesson: str, proxy: int | None) -> FaultRun | None:
         run.error = "not run: the hub enforces no limits here"
         return run
     try:
-        together(lambda x: awake(room, x), room.ready)
+        wake(room)
         memory, cpus = limits()
         cores = os.cpu_count() or 1
         run.fair_share = min(cpus or cores, cores / (len(others) + 1))  # the others and the loop
@@ -206,7 +192,7 @@ def faults(room: Room, lesson: str, proxy: int | None) -> FaultRun | None:
         # machine, not a learner's) costs the two runs alike.
         with browser.RunawayPage(room.hub, runaway, SAVED) as page:
             run.undisturbed = lesson_times(room, others, lesson)  # the same others, no fault
-            together(lambda x: awake(room, x), room.ready)  # any the culler stopped meanwhile
+            wake(room)  # any the culler stopped meanwhile
             during(room, run, page, (runaway, busy, others), lesson)
         kept = api(runaway, "GET", f"{room.hub.base}/user/{runaway.name}/api/contents/{SAVED}")
         sources = [[c["source"] for c in n["cells"]] for n in (kept.json()["content"], saved)]

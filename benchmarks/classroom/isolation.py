@@ -10,7 +10,7 @@ learner's server, as they may.
 import json
 
 from benchmarks.classroom.hub import Hub
-from benchmarks.classroom.learners import Kernel, Learner, Room, api, together
+from benchmarks.classroom.learners import Kernel, Learner, Room, api, together, wake
 
 PROBE = """
 import json, os, pwd, urllib.request
@@ -74,6 +74,7 @@ def attempts(room: Room) -> None:
     """Each ready learner against the next one, all at once (refusals noted on each)."""
     if len(room.ready) < 2:
         return
+    wake(room)  # a refusal is only one from a server that is there
     pairs = list(zip(room.ready, room.ready[1:] + room.ready[:1], strict=True))
     others = dict(pairs)
     together(lambda x: isolation(room.hub, x, others[x]), [a for a, _ in pairs])

@@ -6,6 +6,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
@@ -91,6 +92,26 @@ def spawn_and_pull(hub: Hub, learner: Learner, pull_path: str) -> None:
         raise RuntimeError(f"{learner.name}'s server never became ready")
     learner.spawn_s = time.monotonic() - started
     pull(hub, learner, pull_path)
+
+
+def awake(room: Room, learner: Learner) -> None:
+    """The learner's server running, and left alone by the idle culler (a short timeout in
+    the tests) for a whole timeout from now: its activity told to the hub first, as the
+    server itself does every few seconds; then started again if the culler had stopped it
+    (or is stopping it)."""
+    user = f"{room.hub.base}/hub/api/users/{learner.name}"
+    now = datetime.now(UTC).isoformat()
+    api(learner, "POST", f"{user}/activity", json={"servers": {"": {"last_activity": now}}})
+    me = api(learner, "GET", user).json()
+    if not me.get("servers", {}).get("", {}).get("ready"):
+        again = Learner(learner.name, learner.session, learner.token)  # their spawn time kept
+        spawn_and_pull(room.hub, again, room.pull_path)
+
+
+def wake(room: Room) -> None:
+    """Every ready learner awake (above), at once: before a scenario that needs their
+    servers, however long the scenarios before it took."""
+    together(lambda x: awake(room, x), room.ready)
 
 
 def pull(hub: Hub, learner: Learner, pull_path: str) -> None:

@@ -46,6 +46,13 @@ class Outcome:
         return sum(learner.run_s is not None for learner in self.learners)
 
 
+def attempt_verdict(refused: bool, why: str) -> str:
+    """An isolation attempt's verdict: a 404 is no refusal, but nothing was reached either."""
+    if refused:
+        return "refused"
+    return "NOT REFUSED: no server there" if why.startswith("404") else "ALLOWED"
+
+
 def report(outcome: Outcome) -> str:
     """The table per learner, the attempts, and the last line the issue asks for."""
     lines = [f"{'learner':<22} {'spawn s':>8} {'run s':>8} {'peak MiB':>9}  note"]
@@ -67,7 +74,7 @@ def report(outcome: Outcome) -> str:
     lines.append("isolation attempts (each must be refused):")
     for x in outcome.learners:
         for what, refused, why in x.refusals:
-            lines.append(f"  {x.name}: {what}: {'refused' if refused else 'ALLOWED'} ({why})")
+            lines.append(f"  {x.name}: {what}: {attempt_verdict(refused, why)} ({why})")
         if x.kernel_env_tokens is not None:
             lines.append(
                 f"  {x.name}: hub tokens in a kernel's environment: {x.kernel_env_tokens or 'none'}"
