@@ -71,6 +71,13 @@ def api(learner: Learner, method: str, url: str, **kwargs) -> requests.Response:
     return requests.request(method, url, headers=headers, timeout=120, **kwargs)
 
 
+def server_ready(hub: Hub, learner: Learner) -> bool:
+    """Whether the hub says the learner's server is running and ready (not starting or
+    stopping), as the learner's own token sees it."""
+    me = api(learner, "GET", f"{hub.base}/hub/api/users/{learner.name}").json()
+    return bool(me.get("servers", {}).get("", {}).get("ready"))
+
+
 def spawn_and_pull(hub: Hub, learner: Learner, pull_path: str) -> None:
     """Start the learner's server, wait until it is ready, then pull the course."""
     started = time.monotonic()
@@ -84,8 +91,7 @@ def spawn_and_pull(hub: Hub, learner: Learner, pull_path: str) -> None:
     ):
         time.sleep(0.5)
     while time.monotonic() < deadline:
-        server = api(learner, "GET", f"{hub.base}/hub/api/users/{learner.name}").json()
-        if server.get("servers", {}).get("", {}).get("ready"):
+        if server_ready(hub, learner):
             break
         time.sleep(0.5)
     else:
@@ -99,11 +105,10 @@ def awake(room: Room, learner: Learner) -> None:
     the tests) for a whole timeout from now: its activity told to the hub first, as the
     server itself does every few seconds; then started again if the culler had stopped it
     (or is stopping it)."""
-    user = f"{room.hub.base}/hub/api/users/{learner.name}"
     now = datetime.now(UTC).isoformat()
-    api(learner, "POST", f"{user}/activity", json={"servers": {"": {"last_activity": now}}})
-    me = api(learner, "GET", user).json()
-    if not me.get("servers", {}).get("", {}).get("ready"):
+    api(learner, "POST", f"{room.hub.base}/hub/api/users/{learner.name}/activity",
+        json={"servers": {"": {"last_activity": now}}})  # fmt: skip
+    if not server_ready(room.hub, learner):
         again = Learner(learner.name, learner.session, learner.token)  # their spawn time kept
         spawn_and_pull(room.hub, again, room.pull_path)
 

@@ -8,7 +8,7 @@ from benchmarks.classroom import learners
 from benchmarks.classroom.learners import Learner, spawn_and_pull
 
 
-def replies(monkeypatch, answers: list[tuple[int, str]]) -> list[tuple[str, str]]:
+def replies(monkeypatch, answers: list[tuple[int, bytes]]) -> list[tuple[str, str]]:
     """Each API request answered, in order, from answers; the requests made, kept."""
     asked = []
 
