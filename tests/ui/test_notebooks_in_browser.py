@@ -7,8 +7,8 @@ others show the outputs nbval proves, opened without a run. None throws in the p
 fetches from the network. All on the learner's walk that the memory test measures
 (walked.py): one JupyterLab, one page, opened through a slow link (tools/slow_link.py, a
 100 ms round trip as on Binder). In the beginner notebook a point move must be drawn
-sooner than any answer from the kernel could arrive. Screenshots and timings land in
-build/ui/ for review.
+sooner than any answer from the kernel could arrive. With UI_SCREENSHOTS=1, screenshots
+land in build/ui/ for review.
 """
 
 from pathlib import Path

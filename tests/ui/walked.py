@@ -8,12 +8,14 @@ from a live kernel. The rest show their stored outputs, which nbval proves are w
 kernel prints (tests/test_installed_course.py); benchmarks/lab_memory.py runs every one.
 After each notebook's run, and before the next opens, the page is looked at as the notebooks
 test looks at it (`look`): which cells ran, errors, widgets, each explorer's picture
-following its point slider, screenshots and timings in build/ui/.
+following its point slider, its timings. With UI_SCREENSHOTS=1 the walk also saves what the
+page showed in build/ui/, for review (they cost about a fifth of the walk's time).
 The page is opened through a slow link (tools/slow_link.py, a 100 ms round trip as on
 Binder), which changes nothing the memory test measures: the server and its kernels.
 Both test modules read the record; a notebook run fails only its own test.
 """
 
+import os
 import shutil
 from collections.abc import Iterator
 from urllib.parse import urlsplit
@@ -39,6 +41,7 @@ from tools.page_timing import key_to_picture
 from tools.slow_link import SlowLink
 
 ARTIFACTS = ROOT / "build" / "ui"
+SCREENSHOTS = os.environ.get("UI_SCREENSHOTS") == "1"
 DELAY = 0.05  # seconds each way: a 100 ms round trip
 SHOWN = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in front, not the tabs behind
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -58,6 +61,12 @@ def off_machine(url: str, found: list[str]) -> None:
     host = urlsplit(url).hostname
     if urlsplit(url).scheme not in ("data", "blob") and host not in ("127.0.0.1", None):
         found.append(url)
+
+
+def screenshot(shown, name: str, **options) -> None:
+    """Save what a page or element shows as build/ui/NAME.png, if UI_SCREENSHOTS=1."""
+    if SCREENSHOTS:
+        shown.screenshot(path=ARTIFACTS / f"{name}.png", **options)
 
 
 def look(page, path: str, result: dict) -> dict:
@@ -81,7 +90,7 @@ def look(page, path: str, result: dict) -> dict:
         picture.wait_for()
         before = picture.get_attribute("aria-label")
         messages_before = explorer.locator(".explorer-error").count()
-        explorer.screenshot(path=ARTIFACTS / f"{name}-explorer{index}-before.png")
+        screenshot(explorer, f"{name}-explorer{index}-before")
         handle = explorer.locator(".explorer-point .noUi-handle").first
         milliseconds = key_to_picture(handle, picture, "ArrowRight", "data-x")
         seen["explorers"].append(
@@ -91,8 +100,8 @@ def look(page, path: str, result: dict) -> dict:
                 "new messages": explorer.locator(".explorer-error").count() - messages_before,
             }
         )
-        explorer.screenshot(path=ARTIFACTS / f"{name}-explorer{index}-after.png")
-    page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
+        screenshot(explorer, f"{name}-explorer{index}-after")
+    screenshot(page, name, full_page=True)
     return seen
 
 
@@ -126,7 +135,7 @@ def open_and_look(page, path: str, looked: dict) -> None:
         "page errors": PAGE_ERRORS.take(),
         "off machine": list(page.off_machine),
     }
-    page.screenshot(path=ARTIFACTS / f"{path.replace('/', '__').removesuffix('.ipynb')}.png")
+    screenshot(page, path.replace("/", "__").removesuffix(".ipynb"))
 
 
 def walk_and_look(browser) -> Iterator[dict]:
