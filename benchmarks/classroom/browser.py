@@ -97,6 +97,17 @@ KERNEL_IDLE = (
 )
 
 
+def answer_any_dialog(page) -> None:
+    """A dialog JupyterLab put up over the notebook (it takes every click meant for a cell),
+    answered with its default button, as a learner would; what it said is printed."""
+    dialog = page.locator(".jp-Dialog")
+    if dialog.count() and dialog.first.is_visible():
+        said = " ".join(dialog.first.inner_text().split())
+        print(f"Chromium: JupyterLab showed a dialog, answered with its last button: {said!r}")
+        dialog.first.locator(".jp-Dialog-footer button").last.click()
+        dialog.first.wait_for(state="detached", timeout=10_000)
+
+
 def run_until(page, cell, shown, tries: int = 3) -> None:
     """Shift+Enter in the cell, once its kernel is idle, until shown appears: a text in
     the cell's output, or a locator of the page."""
@@ -104,6 +115,7 @@ def run_until(page, cell, shown, tries: int = 3) -> None:
         shown = cell.locator(".jp-OutputArea-output", has_text=shown).first
     for attempt in range(tries):
         page.locator(KERNEL_IDLE).first.wait_for(timeout=60_000)
+        answer_any_dialog(page)
         cell.click()
         page.keyboard.press("Shift+Enter")
         try:
