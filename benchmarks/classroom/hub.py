@@ -23,6 +23,7 @@ TEACHER_PASSWORD = secrets.token_hex(16)
 # (`make class`: /srv/lessons-class), whose environment a run would rebuild under it. Two
 # runs at once on one machine: the second is refused, naming the first (tools/class_hub.py).
 PREFIX = Path("/srv/lessons-class-test")
+CULL_EVERY = 5  # seconds between the idle culler's looks at the hub's activity record
 
 
 class Hub:
@@ -30,6 +31,7 @@ class Hub:
 
     def __init__(self, prefix: str, cull_timeout: int, log: Path, place: Path = PREFIX) -> None:
         self.prefix, self.log, self.place = prefix, log, place
+        self.cull_timeout = cull_timeout
         self.port = class_hub.free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.state = Path(tempfile.mkdtemp(prefix="class-state-"))
@@ -38,7 +40,7 @@ class Hub:
             sys.executable, "-m", "tools.class_hub", f"--port={self.port}",
             f"--prefix={place}", f"--state={self.state}", f"--teacher={self.teacher}", f"--password={PASSWORD}",
             f"--teacher-password={TEACHER_PASSWORD}", f"--cull-timeout={cull_timeout}",
-            "--cull-every=5", "--activity-interval=5",
+            f"--cull-every={CULL_EVERY}", "--activity-interval=5",
         ]  # fmt: skip
         with log.open("w") as out:  # in the background, as a script starts `make class &`:
             self.process = subprocess.Popen(  # Ctrl-C's SIGINT ignored, its own process group

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import requests
 import websocket
 
-from benchmarks.classroom.hub import PASSWORD, Hub
+from benchmarks.classroom.hub import CULL_EVERY, PASSWORD, Hub
 
 LESSON = "01-custom-function/1-beginner.ipynb"  # in the course's notebooks/
 
@@ -104,11 +104,19 @@ def awake(room: Room, learner: Learner) -> None:
     """The learner's server running, and left alone by the idle culler (a short timeout in
     the tests) for a whole timeout from now: its activity told to the hub first, as the
     server itself does every few seconds; then started again if the culler had stopped it
-    (or is stopping it)."""
-    now = datetime.now(UTC).isoformat()
-    api(learner, "POST", f"{room.hub.base}/hub/api/users/{learner.name}/activity",
-        json={"servers": {"": {"last_activity": now}}})  # fmt: skip
-    if not server_ready(room.hub, learner):
+    (or is stopping it). The culler judges what it read up to CULL_EVERY seconds before:
+    a server idle nearly a whole timeout may be culled after the news, so that look is
+    waited for first."""
+    hub = room.hub
+    server = api(learner, "GET", f"{hub.base}/hub/api/users/{learner.name}").json()
+    last = (server.get("servers", {}).get("") or {}).get("last_activity")
+    now = datetime.now(UTC)
+    idle_s = (now - datetime.fromisoformat(last)).total_seconds() if last else None
+    api(learner, "POST", f"{hub.base}/hub/api/users/{learner.name}/activity",
+        json={"servers": {"": {"last_activity": now.isoformat()}}})  # fmt: skip
+    if idle_s is not None and idle_s > hub.cull_timeout - CULL_EVERY:
+        time.sleep(CULL_EVERY + 1)  # the culler's look after the news
+    if not server_ready(hub, learner):
         again = Learner(learner.name, learner.session, learner.token)  # their spawn time kept
         spawn_and_pull(room.hub, again, room.pull_path)
 
