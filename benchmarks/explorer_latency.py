@@ -75,6 +75,8 @@ EXPLORERS = [
     ),
 ]
 TRAINING = ("training", "Train again")  # the training explorer's row: explorer, case
+STRAIGHT, SLOW = "straight", "100 ms round trip"  # the links, by the names the table prints
+LINKS = {"both": (STRAIGHT, SLOW), "straight": (STRAIGHT,), "slow": (SLOW,)}
 ADDED_WIDTH = "2"  # a width button train_surrogates() leaves off, toggled on before each run
 TRAINING_TIMEOUT_MS = 30_000
 
@@ -192,10 +194,6 @@ def wait_for_quiet(threshold: float, patience: float) -> float:
     while (load := os.getloadavg()[0]) >= threshold and time.monotonic() < deadline:
         time.sleep(15)
     return load
-
-
-STRAIGHT, SLOW = "straight", "100 ms round trip"  # the links, by the names the table prints
-LINKS = {"both": (STRAIGHT, SLOW), "straight": (STRAIGHT,), "slow": (SLOW,)}
 
 
 def verdicts(links: dict[str, dict]) -> list[tuple[str, bool | None]]:
