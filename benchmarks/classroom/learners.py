@@ -71,11 +71,17 @@ def api(learner: Learner, method: str, url: str, **kwargs) -> requests.Response:
     return requests.request(method, url, headers=headers, timeout=120, **kwargs)
 
 
+def server_record(hub: Hub, learner: Learner) -> dict:
+    """The hub's record of the learner's server ({} if it has none), as the learner's own
+    token sees it."""
+    me = api(learner, "GET", f"{hub.base}/hub/api/users/{learner.name}").json()
+    return me.get("servers", {}).get("") or {}
+
+
 def server_ready(hub: Hub, learner: Learner) -> bool:
     """Whether the hub says the learner's server is running and ready (not starting or
-    stopping), as the learner's own token sees it."""
-    me = api(learner, "GET", f"{hub.base}/hub/api/users/{learner.name}").json()
-    return bool(me.get("servers", {}).get("", {}).get("ready"))
+    stopping)."""
+    return bool(server_record(hub, learner).get("ready"))
 
 
 def spawn_and_pull(hub: Hub, learner: Learner, pull_path: str) -> None:
@@ -108,8 +114,7 @@ def awake(room: Room, learner: Learner) -> None:
     a server idle nearly a whole timeout may be culled after the news, so that look is
     waited for first."""
     hub = room.hub
-    server = api(learner, "GET", f"{hub.base}/hub/api/users/{learner.name}").json()
-    last = (server.get("servers", {}).get("") or {}).get("last_activity")
+    last = server_record(hub, learner).get("last_activity")
     now = datetime.now(UTC)
     idle_s = (now - datetime.fromisoformat(last)).total_seconds() if last else None
     api(learner, "POST", f"{hub.base}/hub/api/users/{learner.name}/activity",
@@ -118,7 +123,7 @@ def awake(room: Room, learner: Learner) -> None:
         time.sleep(CULL_EVERY + 1)  # the culler's look after the news
     if not server_ready(hub, learner):
         again = Learner(learner.name, learner.session, learner.token)  # their spawn time kept
-        spawn_and_pull(room.hub, again, room.pull_path)
+        spawn_and_pull(hub, again, room.pull_path)
 
 
 def wake(room: Room) -> None:
