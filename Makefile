@@ -34,7 +34,7 @@ TIMES := build/test-times
 # the class on the hub and nbgrader's grading (a minute or more each).
 QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py --ignore=tests/test_nbgrader.py -m "not binder and not installed"
 
-.PHONY: lab test check notebooks slides links binder-link site
+.PHONY: lab test binder-ahead check notebooks slides links binder-link site
 
 lab: $(READY)
 	$(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS)
@@ -45,13 +45,18 @@ lab: $(READY)
 # (no python3.11) does it run them here, in .venv/, instead; `make check` always does.
 NBVAL_ONCE = $(if $(shell $(BIN)/python -c 'from tools.binder_env import missing_runtime as m; print(m() or "")'),,--ignore-glob='$(CURDIR)/notebooks/*')
 
-# Every test, then where their time went (tools/test_times.py), pass or fail.
-test: $(TEST_READY)
+# Every test, then where their time went (tools/test_times.py), pass or fail. Binder's
+# environment builds first, in the background: pip's set-up of .venv/ leaves a core idle.
+test: binder-ahead $(TEST_READY)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@rm -rf $(TIMES)
 	$(BIN)/pytest $(call xdist,loadfile) $(NBVAL_ONCE) --junitxml=$(TIMES)/all.xml; \
 	status=$$?; $(BIN)/python -m tools.test_times $(TIMES); exit $$status
+
+binder-ahead:
+	@mkdir -p build
+	@$(PYTHON) -m tools.binder_env --ahead </dev/null >build/binder-env-ahead.log 2>&1 &
 
 # The quick loop while changing lessons_lib or a notebook: lint, the tests and nbval once.
 check: $(TEST_READY)
@@ -67,7 +72,9 @@ $(READY): requirements.txt pyproject.toml binder/ipython_kernel_config.py binder
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed: make PYTHON=python3.11 ...")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "Installing the learner's pinned requirements into $(VENV)/ (first run only; a minute or two)"
-	$(BIN)/python $(PIP_INSTALL) -r requirements.txt -e .
+	@# Under the lock binder/postBuild's editable install takes (tools/binder_env.py).
+	@mkdir -p build
+	$(if $(shell command -v flock),flock build/editable-install.lock) $(BIN)/python $(PIP_INSTALL) -r requirements.txt -e .
 	@# Every kernel of this environment loads the plain-English hints (lessons_lib/friendly.py).
 	@mkdir -p $(VENV)/etc/ipython $(VENV)/etc/jupyter
 	@cp binder/ipython_kernel_config.py $(VENV)/etc/ipython/

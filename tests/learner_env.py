@@ -4,6 +4,7 @@ tests/test_binder_env.py judges it as binder/ alone builds it: its facts are rea
 after the build, before anything changes it. tests/test_installed_course.py then puts
 lessons_lib's wheel in place of the editable install and runs every notebook in it. One
 build serves both (a few minutes saved); tests/conftest.py keeps both modules on one worker.
+`make test` starts that build ahead, while pip sets up .venv/ (tools/binder_env.py).
 
 It needs binder/runtime.txt's Python (python3.11) on the PATH. A contributor's machine
 without it skips the build with one line saying why; in CI (CI=true) that is a failure.
@@ -19,9 +20,7 @@ import pytest
 
 from tests.lab_server import ROOT
 from tests.requirements_files import normalise
-from tools.binder_env import DEFAULT, build, missing_runtime
-
-LOG = ROOT / "build" / "binder-env.log"
+from tools.binder_env import LOG, missing_runtime, take_or_build
 
 
 def skip_reason() -> str | None:
@@ -60,15 +59,13 @@ def read(python: Path, *args: str, cwd: Path = ROOT) -> str:
 
 
 def built() -> BuiltEnv:
-    """Build Binder's environment (log: build/binder-env.log) and read its facts."""
+    """Binder's environment, as `make test` built it ahead or built now, and its facts."""
     require_binders_python()
-    LOG.parent.mkdir(exist_ok=True)
-    with LOG.open("w") as log:
-        try:
-            python = build(DEFAULT, log)
-        except subprocess.CalledProcessError as error:
-            tail = "\n".join(LOG.read_text().splitlines()[-30:])
-            pytest.fail(f"Binder's environment did not build ({error.cmd}):\n{tail}")
+    try:
+        python = take_or_build()
+    except subprocess.CalledProcessError as error:
+        tail = "\n".join(LOG.read_text().splitlines()[-30:])
+        pytest.fail(f"Binder's environment did not build ({error.cmd}):\n{tail}")
     listed = json.loads(read(python, "-m", "pip", "list", "--format=json"))
     return BuiltEnv(
         python=python,
