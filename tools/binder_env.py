@@ -47,7 +47,7 @@ LOCK = ROOT / "build" / "binder-env.lock"  # held by whoever builds it or takes 
 EDITABLE_LOCK = ROOT / "build" / "editable-install.lock"
 FRESH = ".fresh"  # in the environment: binder/'s fingerprint when built, until taken
 # pip, setuptools and wheel as repo2docker's lock file pins them for binder/runtime.txt's
-# Python (written here so that the build needs nothing installed; tests/test_binder.py
+# Python (written here so that the build needs nothing installed; tests/test_binder_env.py
 # checks them against the lock of the installed repo2docker).
 PACKAGING = ("pip==25.2", "setuptools==80.9.0", "wheel==0.45.1")
 
