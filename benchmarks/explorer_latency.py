@@ -64,7 +64,7 @@ EXPLORERS = [
         "range change",
     ),
     ("kernel-drawn", ".kernel-drawn", "src", "src", ".explorer-range", "range change"),
-    ("step-size", ".step-explorer", "data-x", "data-revision", ".explorer-x", "range change"),
+    ("step-size", ".step-explorer", "data-x", "data-revision", ".explorer-x", "x move"),
     (
         "surrogate",
         ".surrogate-explorer",
@@ -230,7 +230,7 @@ def verdicts(links: dict[str, dict]) -> list[tuple[str, bool | None]]:
         (
             "step-size explorer's x move at 100 ms round trip <= 100 + 150 ms (median)",
             (SLOW,),
-            lambda: median(SLOW, "step-size", "range change") <= 250,
+            lambda: median(SLOW, "step-size", "x move") <= 250,
         ),
         (
             "surrogate explorer's point move at 100 ms round trip <= 30 ms (median)",

@@ -10,7 +10,7 @@ from tests.lab_server import ROOT
 CASES = {
     "browser-drawn": ["point move", "range change"],
     "kernel-drawn": ["point move", "range change"],
-    "step-size": ["point move", "range change"],
+    "step-size": ["point move", "x move"],
     "surrogate": ["point move", "width change"],
     "training": ["Train again"],
 }

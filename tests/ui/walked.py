@@ -69,9 +69,14 @@ def screenshot(shown, name: str, **options) -> None:
         shown.screenshot(path=ARTIFACTS / f"{name}.png", **options)
 
 
+def shot_name(path: str) -> str:
+    """Its screenshots' name: 01-custom-function/1-beginner.ipynb -> 01-custom-function__1-beginner."""
+    return path.replace("/", "__").removesuffix(".ipynb")
+
+
 def look(page, path: str, result: dict) -> dict:
     """What the page shows of the notebook in front, just run: every fact the test judges."""
-    name = path.replace("/", "__").removesuffix(".ipynb")
+    name = shot_name(path)
     page.wait_for_timeout(500)  # let widget views render
     seen = {
         "counts": result["counts"],
@@ -135,7 +140,7 @@ def open_and_look(page, path: str, looked: dict) -> None:
         "page errors": PAGE_ERRORS.take(),
         "off machine": list(page.off_machine),
     }
-    screenshot(page, path.replace("/", "__").removesuffix(".ipynb"))
+    screenshot(page, shot_name(path))
 
 
 def walk_and_look(browser) -> Iterator[dict]:
