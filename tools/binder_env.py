@@ -132,6 +132,12 @@ def held(path: Path | None = None) -> Iterator[None]:
         yield
 
 
+def logged_build(target: Path) -> Path:
+    """build(target), its steps' output in build/binder-env.log (replaced)."""
+    with LOG.open("w") as log:
+        return build(target, log)
+
+
 def build_ahead(target: Path = DEFAULT) -> None:
     """Build it for the next taker (log: build/binder-env.log); quietly nothing without python3.11."""
     if missing_runtime():
@@ -139,8 +145,7 @@ def build_ahead(target: Path = DEFAULT) -> None:
     with held():
         (target / FRESH).unlink(missing_ok=True)
         try:
-            with LOG.open("w") as log:
-                build(target, log)
+            logged_build(target)
         except subprocess.CalledProcessError:
             return  # the taker builds again, and reports what failed
         (target / FRESH).write_text(fingerprint())
@@ -156,8 +161,7 @@ def take_or_build(target: Path = DEFAULT) -> Path:
         if fresh.exists() and fresh.read_text() == fingerprint():
             fresh.unlink()
             return target / "bin" / "python"
-        with LOG.open("w") as log:
-            return build(target, log)
+        return logged_build(target)
 
 
 if __name__ == "__main__":
