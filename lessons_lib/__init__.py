@@ -6,22 +6,23 @@ The package's map is in README.md ("What is where").
 """
 
 from lessons_lib import exercises
-from lessons_lib.functions import (
-    Clamp,
-    Clamp01,
-    ClippedSTE,
-    Cube,
-    CubeWithSetupContext,
-    ReLUInPlace,
-    RoundSTE,
-    SigmoidSpike,
-    Square,
-)
 from lessons_lib.lazy import lazy_names
 
-# The doctor, the explorers (matplotlib, anywidget) and the exercises load on first use, so
-# `import lessons_lib` stays light in a Binder session of 1-2 GB.
+# Everything loads on first use, torch included, so `import lessons_lib` stays light in a
+# Binder session of 1-2 GB, and a kernel (whose hints extension imports lessons_lib) starts
+# without torch: a notebook only opened, or one that never uses torch, never pays for it.
 _LAZY = {
+    "lessons_lib.functions": [
+        "Clamp",
+        "Clamp01",
+        "ClippedSTE",
+        "Cube",
+        "CubeWithSetupContext",
+        "ReLUInPlace",
+        "RoundSTE",
+        "SigmoidSpike",
+        "Square",
+    ],
     "lessons_lib.doctor": ["Report", "check_function"],
     "lessons_lib.explorers": [
         "explore",
@@ -39,15 +40,4 @@ _HOME = {name: module for module, names in _LAZY.items() for name in names}
 
 __getattr__, __dir__ = lazy_names(__name__, _HOME)
 
-__all__ = [
-    "Clamp",
-    "Clamp01",
-    "ClippedSTE",
-    "Cube",
-    "CubeWithSetupContext",
-    "ReLUInPlace",
-    "RoundSTE",
-    "SigmoidSpike",
-    "Square",
-    *_HOME,
-]
+__all__ = list(_HOME)

@@ -15,8 +15,6 @@ from types import TracebackType
 from IPython.core.interactiveshell import InteractiveShell
 
 from lessons_lib import kernel_stopped
-from lessons_lib.running.errors import first_line
-from lessons_lib.running.explain import plain_english
 
 
 def explain_name_error(error: NameError) -> list[str]:
@@ -56,6 +54,10 @@ def explain_error(error: BaseException, traceback_lines: list[str]) -> list[str]
     """The plain-English sentence first, then the full traceback kept below it; [] when the
     course has no sentence for this error. An error the course's own code raised (such as
     cube_grad's refusal of a list) is its sentence already: its message comes first."""
+    # Here, not at the top: they import torch, which a kernel then loads only when needed.
+    from lessons_lib.running.errors import first_line
+    from lessons_lib.running.explain import plain_english
+
     sentence = plain_english(error)
     said = [f"In plain English: {sentence}"] if sentence else []
     if not said and not _raised_by_the_course(error):
