@@ -8,7 +8,7 @@ The package's map is in README.md ("What is where").
 from lessons_lib import exercises
 from lessons_lib.lazy import lazy_names
 
-# Everything loads on first use, torch included, so `import lessons_lib` stays light in a
+# Every name below loads on first use, torch included, so `import lessons_lib` stays light in a
 # Binder session of 1-2 GB, and a kernel (whose hints extension imports lessons_lib) starts
 # without torch: a notebook only opened, or one that never uses torch, never pays for it.
 _LAZY = {
