@@ -49,8 +49,11 @@ def test_binder_installs_lessons_lib():
 def test_binder_and_make_install_the_same_kernel_and_server_settings(config, folder):
     assert f'cp binder/{config} "$prefix/{folder}/"' in (BINDER / "postBuild").read_text()
     assert f"cp binder/{config} $(VENV)/{folder}/" in (ROOT / "Makefile").read_text()
-    # ... and `make` reinstalls when it changes
-    assert re.search(rf"^\$\(READY\):.* binder/{config}", (ROOT / "Makefile").read_text(), re.M)
+    # ... and `make` sets .venv/ up again when it changes (`make lab`'s and `make test`'s)
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(rf"^LEARNER_INPUTS :=.* binder/{config}", makefile, re.M)
+    assert re.search(r"^\$\(READY\): \$\(LEARNER_INPUTS\)$", makefile, re.M)
+    assert re.search(r"^\$\(TEST_READY\): \$\(LEARNER_INPUTS\) ", makefile, re.M)
 
 
 @pytest.fixture(scope="module")

@@ -48,6 +48,16 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 KERNEL_IDLE = (
     "() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel?.status === 'idle'"
 )
+# Every widget output of the notebook in front shows its view, or the error it met instead:
+# a view appears only once its model has come from the kernel.
+WIDGETS_SHOWN = """(widget) => window.jupyterapp.shell.currentWidget.content.widgets
+  .filter((cell) => cell.model.type === 'code')
+  .every((cell) => cell.outputArea.model.toJSON().every((output, index) => {
+    if (!output.data?.[widget]) return true;
+    const shown = cell.outputArea.widgets[index]?.node.querySelector('.jp-OutputArea-output');
+    return shown !== null && shown !== undefined
+      && (shown.childElementCount > 0 || shown.textContent.trim() !== '');
+  }))"""
 
 
 def shows_widgets(path: str) -> bool:
@@ -77,7 +87,7 @@ def shot_name(path: str) -> str:
 def look(page, path: str, result: dict) -> dict:
     """What the page shows of the notebook in front, just run: every fact the test judges."""
     name = shot_name(path)
-    page.wait_for_timeout(500)  # let widget views render
+    page.wait_for_function(WIDGETS_SHOWN, arg=WIDGET, timeout=30_000)
     seen = {
         "counts": result["counts"],
         "outputs": result["outputs"],
@@ -132,8 +142,7 @@ def open_and_look(page, path: str, looked: dict) -> None:
     open_notebook(page, path)
     # As a learner reads it: its kernel has started (a starting kernel is never stopped, so
     # opening the next at once would leave three running: binder/jupyter_server_config.py).
-    page.wait_for_function(KERNEL_IDLE, timeout=60_000)
-    page.wait_for_timeout(500)  # let the outputs render
+    page.wait_for_function(KERNEL_IDLE, timeout=60_000)  # its stored outputs show by then
     looked[path] = {
         "ran": False,
         "outputs shown": page.locator(f"{SHOWN} .jp-OutputArea-output").count(),
