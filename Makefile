@@ -34,9 +34,9 @@ TIMES := build/test-times
 # the class on the hub and nbgrader's grading (a minute or more each).
 QUICK_SKIP := --ignore=tests/ui --ignore=tests/hub/test_class.py --ignore=tests/test_nbgrader.py -m "not binder and not installed"
 
-.PHONY: lab test binder-ahead check notebooks slides links binder-link site
+.PHONY: lab test binder-ahead check notebooks slides links binder-link site help
 
-lab: $(READY)
+lab: $(READY)  ## set up .venv/ and open the course in JupyterLab
 	$(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS)
 
 # nbval runs every notebook once in `make test`: from a copy, in Binder's environment with
@@ -47,7 +47,7 @@ NBVAL_ONCE = $(if $(shell $(BIN)/python -c 'from tools.binder_env import missing
 
 # Every test, then where their time went (tools/test_times.py), pass or fail. Binder's
 # environment builds first, in the background: pip's set-up of .venv/ leaves a core idle.
-test: binder-ahead $(TEST_READY)
+test: binder-ahead $(TEST_READY)  ## set up and run every test, then where the time went
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@rm -rf $(TIMES)
@@ -59,13 +59,13 @@ binder-ahead:
 	@$(PYTHON) -m tools.binder_env --ahead </dev/null >build/binder-env-ahead.log 2>&1 &
 
 # The quick loop while changing lessons_lib or a notebook: lint, the tests and nbval once.
-check: $(TEST_READY)
+check: $(TEST_READY)  ## the quick loop: lint and every test but the browser's, the hub's and Binder's build
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest $(call xdist,loadfile) $(QUICK_SKIP)
 
 # Re-run every notebook in a fresh kernel and store it normalised (see tools/notebooks.py).
-notebooks: $(TEST_READY)
+notebooks: $(TEST_READY)  ## re-run every notebook and store its outputs
 	$(BIN)/python -m tools.notebooks
 
 # What the learner's set-up is built from: a change to any of them sets .venv/ up again.
@@ -104,7 +104,7 @@ $(TEST_READY): $(LEARNER_INPUTS) requirements-test.txt requirements-site.txt
 # builds the teacher's, with the guide and the answers open, in build/site-teacher/.
 SITE_NPM := site/node_modules/.package-lock.json
 EDITION ?= students
-site: $(TEST_READY) $(SITE_NPM)
+site: $(TEST_READY) $(SITE_NPM)  ## the course as a website in build/site/ (EDITION=teacher: the guide too)
 	SITE_HUB='$(HUB)' $(BIN)/python -m tools.site --edition '$(EDITION)'
 
 # MathJax for the site, pinned in site/package-lock.json; under a lock, and only if still
@@ -117,14 +117,14 @@ $(SITE_NPM): site/package.json site/package-lock.json
 # The Binder and Colab links and README badges for this clone's GitHub origin, and with
 # HUB=https://your-hub the class hub's nbgitpuller link (tools/links.py). binder-link: old name.
 HUB ?=
-links binder-link:
+links binder-link:  ## the Binder and Colab links for this clone (HUB=... adds the hub's)
 	@$(PYTHON) -m tools.links $(if $(HUB),--hub '$(HUB)')
 
 # The course's credit line, filled from LICENSE and origin (REPOSITORY=https://github.com/O/R
 # names another), and what copied code keeps (tools/credit.py): the site and decks show it.
 REPOSITORY ?=
 .PHONY: credit
-credit:
+credit:  ## the course's credit line, and what copied code keeps
 	@$(PYTHON) -m tools.credit $(if $(REPOSITORY),--repository '$(REPOSITORY)')
 
 # One reveal.js deck per notebook in build/slides/, in the notebooks' own folders (two
@@ -132,7 +132,7 @@ credit:
 # from the file: what it loads is copied beside it, into build/slides/assets/. Its last
 # slide credits the course (REPOSITORY=https://github.com/O/R names another than origin).
 SLIDES_NPM := slides/node_modules/.package-lock.json
-slides: $(READY) $(SLIDES_NPM)
+slides: $(READY) $(SLIDES_NPM)  ## one offline slide deck per notebook in build/slides/
 	$(BIN)/python -m tools.slides $(if $(REPOSITORY),--repository '$(REPOSITORY)')
 
 # reveal.js and MathJax for the decks, pinned in slides/package-lock.json. Under a lock, and
@@ -148,7 +148,7 @@ $(SLIDES_NPM): slides/package.json slides/package-lock.json
 # installed into its own environment over .venv/, build/nbgrader-env/, so `make lab`'s
 # JupyterLab stays the learner's. The teacher's guide says how to grade with it.
 .PHONY: nbgrader
-nbgrader: $(READY)
+nbgrader: $(READY)  ## each exercise as an nbgrader assignment in build/nbgrader/
 	$(BIN)/python -m tools.nbgrader_export
 
 # A class on JupyterHub on this machine, as root (hub/, tools/class_hub.py): each learner
@@ -161,23 +161,27 @@ CLASS_ARGS ?=
 CHP := hub/node_modules/.package-lock.json
 
 .PHONY: class
-class: $(CHP)
+class: $(CHP)  ## a class on JupyterHub on this machine, as root (PORT=, DEMO=1)
 	$(PYTHON) -m tools.class_hub --port $(PORT) $(if $(DEMO),--demo) $(CLASS_ARGS)
 
 # Each learner's latest verdict on each of the course's self-checks (tools/class_progress.py),
 # as root like `make class`: the same table as the teacher's page on the hub,
 # /services/progress/. CLASS_PREFIX=... for another class's folder.
 .PHONY: class-progress
-class-progress:
+class-progress:  ## each learner's latest verdict on each self-check
 	$(PYTHON) -m tools.class_progress $(if $(DEMO),--demo) $(if $(CLASS_PREFIX),--prefix $(CLASS_PREFIX))
 
 # After the class: remove the Unix accounts and homes its hub created, once it has named
 # them and you typed yes (tools/class_accounts.py); CLASS_PREFIX=... for another class.
 .PHONY: class-remove
-class-remove:
+class-remove:  ## after the class: remove its accounts and homes, once you confirm
 	$(PYTHON) -m tools.class_accounts $(if $(CLASS_PREFIX),--prefix $(CLASS_PREFIX))
 
 # configurable-http-proxy, JupyterHub's proxy, pinned in hub/package-lock.json.
 $(CHP): hub/package.json hub/package-lock.json
 	@command -v npm >/dev/null || { echo "configurable-http-proxy needs Node.js and npm: apt-get install nodejs npm"; exit 1; }
 	cd hub && npm ci --no-audit --no-fund --loglevel=error
+
+# What each command does, from the `##` note on its rule.
+help:  ## this list
+	@awk -F ':.*## ' '/^[a-z][a-z -]*:.*## / {split($$1, names, " "); printf "  make %-15s %s\n", names[1], $$2}' $(MAKEFILE_LIST)
