@@ -93,8 +93,8 @@ endef
 $(READY): $(LEARNER_INPUTS)
 	$(call set_up_venv,requirements.txt,the learner's pinned requirements)
 
-# Not built on $(READY): on a fresh machine one pip run over both lists resolves once,
-# about 13 s sooner than the learner's run and then the test tools' run.
+# Not built on $(READY): on a fresh machine one pip run over the test tools' list (which
+# includes the learner's) resolves and checks every pin once, not twice.
 $(TEST_READY): $(LEARNER_INPUTS) requirements-test.txt requirements-site.txt
 	$(call set_up_venv,requirements-test.txt,the pinned requirements and test tools)
 	@touch $@
