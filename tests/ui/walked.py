@@ -55,8 +55,7 @@ WIDGETS_SHOWN = """(widget) => window.jupyterapp.shell.currentWidget.content.wid
   .every((cell) => cell.outputArea.model.toJSON().every((output, index) => {
     if (!output.data?.[widget]) return true;
     const shown = cell.outputArea.widgets[index]?.node.querySelector('.jp-OutputArea-output');
-    return shown !== null && shown !== undefined
-      && (shown.childElementCount > 0 || shown.textContent.trim() !== '');
+    return Boolean(shown) && (shown.childElementCount > 0 || shown.textContent.trim() !== '');
   }))"""
 
 
