@@ -5,9 +5,11 @@ An optional block starts at a markdown cell holding "> **Optional on a first pas
 the heading its "continue at “X”" names. A reader who skips it, as told, must never meet
 a name that only the skipped cells defined.
 
-Each track runs twice: its main route alone, and whole, with the kernel's names put back
-after each optional block (a reader who comes back for one block has read the main route up
-to it, and no other block). One run for all the blocks, not one per block, saves a minute.
+Each track runs once, whole, in one kernel, with the kernel's names put back after each
+optional block: the main route's cells then meet only the names they would meet with every
+block skipped, and each block's cells only the main route's names before it (a reader who
+comes back for one block has read the main route up to it, and no other block). One run,
+not one per block and one more of the main route alone, saves about a minute.
 """
 
 import functools
@@ -63,25 +65,6 @@ def optional_blocks(nb: nbformat.NotebookNode) -> list[range]:
     return blocks
 
 
-def main_route(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook with every optional block removed."""
-    skipped = {i for block in optional_blocks(nb) for i in block}
-    route = nbformat.v4.new_notebook(metadata=nb.metadata)
-    route.cells = [c for i, c in enumerate(nb.cells) if i not in skipped]
-    return route
-
-
-def run(nb: nbformat.NotebookNode, folder: Path) -> None:
-    """Execute a notebook in a fresh course kernel; fail the test at the first cell that raises."""
-    client = NotebookClient(
-        nb, km=course_kernel(), timeout=600, resources={"metadata": {"path": folder}}
-    )
-    try:
-        client.execute()
-    except CellExecutionError as error:
-        pytest.fail(f"a cell raised:\n{error}")
-
-
 # Run before and after each optional block: the kernel's names as they were before it.
 SAVE_NAMES = "__names_before_the_block = dict(get_ipython().user_ns)"
 RESTORE_NAMES = (
@@ -92,21 +75,23 @@ RESTORE_NAMES = (
 )
 
 
+MAIN_ROUTE = "the main route"
+NOT_RUN = "not run: a cell of the main route before it raised (the main route's test shows it)"
+
+
 @functools.cache
-def each_block_in_turn(path: Path) -> dict[range, str | None]:
-    """The whole track in one kernel, names put back after each block: per block, the first
-    error of its cells or of the main route's cells after it, before the next block (None
-    if none)."""
+def one_run(path: Path) -> dict[range | str, str | None]:
+    """The whole track in one kernel, names put back after each block: the first error of
+    each block's cells, and of the main route's cells (MAIN_ROUTE); None where none raised.
+    After a block's error only its names are put back; a main route's error ends the run."""
     nb = nbformat.read(path, as_version=4)
     blocks = optional_blocks(nb)
-    cells: list[tuple[nbformat.NotebookNode, range | None]] = []  # with the block they follow
-    current = None
+    cells: list[tuple[nbformat.NotebookNode, range | None]] = []  # with the block it is in
     for index, cell in enumerate(nb.cells):
         block = next((b for b in blocks if index in b), None)
         if block is not None and index == block.start:
-            current = block
             cells.append((nbformat.v4.new_code_cell(SAVE_NAMES), block))
-        cells.append((cell, current))
+        cells.append((cell, block))
         if block is not None and index == block.stop - 1:
             cells.append((nbformat.v4.new_code_cell(RESTORE_NAMES), block))
     whole = nbformat.v4.new_notebook(metadata=nb.metadata)
@@ -114,20 +99,23 @@ def each_block_in_turn(path: Path) -> dict[range, str | None]:
     client = NotebookClient(
         whole, km=course_kernel(), timeout=600, resources={"metadata": {"path": path.parent}}
     )
-    errors: dict[range, str | None] = dict.fromkeys(blocks)
+    errors: dict[range | str, str | None] = dict.fromkeys([*blocks, MAIN_ROUTE])
     with client.setup_kernel():
         for index, (cell, block) in enumerate(cells):
             if cell.cell_type != "code":
                 continue
-            failed = block is not None and errors[block] is not None
-            if failed and cell.source != RESTORE_NAMES:
-                continue  # after an error, only the block's names are put back
+            if block is not None and errors[block] and cell.source != RESTORE_NAMES:
+                continue
             try:
                 client.execute_cell(cell, index)
             except CellExecutionError as error:
+                errors[block or MAIN_ROUTE] = (
+                    errors[block or MAIN_ROUTE] or f"a cell raised:\n{error}"
+                )
                 if block is None:
-                    pytest.fail(f"a main route's cell before any block raised:\n{error}")
-                errors[block] = errors[block] or f"a cell raised:\n{error}"
+                    later = {b for _, b in cells[index:] if b is not None}
+                    errors.update(dict.fromkeys(later, NOT_RUN))
+                    break
     return errors
 
 
@@ -171,13 +159,15 @@ def test_optional_markers_follow_one_style(path):
 
 @pytest.mark.parametrize("path", DEVELOPER_TRACKS, ids=lambda p: p.parent.name)
 def test_the_main_route_runs_with_every_optional_block_skipped(path):
-    run(main_route(nbformat.read(path, as_version=4)), path.parent)
+    """Each main route's cell runs with only the names the main route gave (one_run)."""
+    error = one_run(path)[MAIN_ROUTE]
+    assert error is None, error
 
 
 @pytest.mark.parametrize(("path", "block"), ONE_BLOCK)
 def test_each_optional_block_runs_after_the_main_route_alone(path, block):
     """A reader who comes back for one optional part needs no other optional part first."""
-    error = each_block_in_turn(path)[block]
+    error = one_run(path)[block]
     assert error is None, error
 
 
@@ -195,7 +185,9 @@ def test_the_main_route_leaves_out_exactly_the_optional_cells():
         md("## B"),
         code("print(a)"),
     ]
-    assert [c.source for c in main_route(nb).cells] == ["## A", "a = 1", "## B", "print(a)"]
+    skipped = {i for block in optional_blocks(nb) for i in block}
+    kept = [cell.source for i, cell in enumerate(nb.cells) if i not in skipped]
+    assert kept == ["## A", "a = 1", "## B", "print(a)"]
     assert optional_blocks(nb) == [range(2, 4), range(4, 6)]  # the outer ends at the inner
 
 
@@ -217,6 +209,29 @@ def test_a_block_that_needs_another_blocks_name_fails_and_names_are_put_back(tmp
     path = tmp_path / "track.ipynb"
     nbformat.write(nb, path)
     first, second = optional_blocks(nb)
-    errors = each_block_in_turn(path)
-    assert errors[first] is None
+    errors = one_run(path)
+    assert errors[first] is None and errors[MAIN_ROUTE] is None
     assert "NameError" in errors[second] and "'b' is not defined" in errors[second]
+
+
+def test_a_main_route_cell_that_needs_a_blocks_name_fails_and_ends_the_run(tmp_path):
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        md("## A"),
+        code("a = 1"),
+        md(f"{MARKER} one. On a first pass, continue at “B”."),
+        code("b = 2"),
+        md("## B"),
+        code("print(a + b)"),  # only the block defined b
+        md(f"{MARKER} two. On a first pass, continue at “C”."),
+        code("c = 3"),
+        md("## C"),
+    ]
+    path = tmp_path / "track.ipynb"
+    nbformat.write(nb, path)
+    first, second = optional_blocks(nb)
+    errors = one_run(path)
+    assert errors[first] is None
+    assert "NameError" in errors[MAIN_ROUTE] and "'b' is not defined" in errors[MAIN_ROUTE]
+    assert errors[second] == NOT_RUN
