@@ -25,10 +25,9 @@ NEWS_PLUGIN := @jupyterlab/apputils-extension:announcements
 unexport PYTHONDONTWRITEBYTECODE
 PIP_INSTALL := -m pip install --quiet --disable-pip-version-check --no-compile
 
-# Three pytest workers on two cores: much of a test's time is waiting (for a lab, a kernel,
-# the hub, the browser), and the third worker's tests fill those waits. Each test file (each
-# notebook) stays on one worker (tests/conftest.py). WORKERS=0 runs everything in one process.
-WORKERS ?= 3
+# Two pytest workers: each test file (each notebook) stays on one, the browser tests share
+# one (tests/conftest.py). WORKERS=0 runs everything in one process.
+WORKERS ?= 2
 xdist = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist $(1))
 TIMES := build/test-times
 # The quick loop leaves out the browser tests, Binder's build, the installed wheel's run,

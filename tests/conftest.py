@@ -6,9 +6,8 @@ import pytest
 from hypothesis import settings
 
 UI = "tests/ui/"
-# The browser tests in two halves of about equal time, each on a worker of its own: the walk
-# through the course (its lab, its memory, the site's pages) and the rest (explorers, decks,
-# latency).
+# The browser tests in two halves of about equal time, one per worker: the walk through the
+# course (its lab, its memory, the site's pages) and the rest (explorers, decks, latency).
 WALK_AND_SITE = tuple(
     f"{UI}{name}.py"
     for name in ("test_memory_in_browser", "test_notebooks_in_browser", "test_site_in_browser")
@@ -38,7 +37,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """`make test`'s workers (pytest-xdist's --dist loadfile), with some files kept together.
 
     Each file stays on one worker: a notebook's cells share one kernel, and a module's
-    fixture (a lab) is built once. The browser tests go to two workers in two halves,
+    fixture (a lab) is built once. The browser tests go to the two workers in two halves,
     each half's files sharing one Chromium (a package-scoped fixture: tests/ui/conftest.py);
     the walk's half also shares one lab and build/ui/. The two modules that judge Binder's
     environment share one worker and one build.
