@@ -26,7 +26,9 @@ unexport PYTHONDONTWRITEBYTECODE
 PIP_INSTALL := -m pip install --quiet --disable-pip-version-check --no-compile
 
 # Two pytest workers: each test file (each notebook) stays on one, the browser tests share
-# one (tests/conftest.py). WORKERS=0 runs everything in one process.
+# one (tests/conftest.py). WORKERS=0 runs everything in one process. On two cores a third
+# worker was quicker in a checkout already set up, and slower on a fresh clone (its extra
+# CPU time outweighed the waits it filled).
 WORKERS ?= 2
 xdist = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist $(1))
 TIMES := build/test-times
