@@ -191,7 +191,11 @@ def test_the_main_route_leaves_out_exactly_the_optional_cells():
     assert optional_blocks(nb) == [range(2, 4), range(4, 6)]  # the outer ends at the inner
 
 
-def test_a_block_that_needs_another_blocks_name_fails_and_names_are_put_back(tmp_path):
+def small_track(
+    tmp_path: Path, in_b: str, in_second_block: str, in_c: list[str]
+) -> tuple[dict, range, range]:
+    """A track of sections A, B and C, an optional block after each of the first two (the
+    first defines b): one_run's errors, and the two blocks."""
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     nb = nbformat.v4.new_notebook()
     nb.cells = [
@@ -200,38 +204,27 @@ def test_a_block_that_needs_another_blocks_name_fails_and_names_are_put_back(tmp
         md(f"{MARKER} one. On a first pass, continue at “B”."),
         code("b = 2"),
         md("## B"),
-        code("a = a + 1"),
+        code(in_b),
         md(f"{MARKER} two. On a first pass, continue at “C”."),
-        code("print(b)"),  # only the first block defined b
+        code(in_second_block),
         md("## C"),
-        code("assert a == 2"),
+        *map(code, in_c),
     ]
     path = tmp_path / "track.ipynb"
     nbformat.write(nb, path)
     first, second = optional_blocks(nb)
-    errors = one_run(path)
+    return one_run(path), first, second
+
+
+def test_a_block_that_needs_another_blocks_name_fails_and_names_are_put_back(tmp_path):
+    # only the first block defined b
+    errors, first, second = small_track(tmp_path, "a = a + 1", "print(b)", ["assert a == 2"])
     assert errors[first] is None and errors[MAIN_ROUTE] is None
     assert "NameError" in errors[second] and "'b' is not defined" in errors[second]
 
 
 def test_a_main_route_cell_that_needs_a_blocks_name_fails_and_ends_the_run(tmp_path):
-    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        md("## A"),
-        code("a = 1"),
-        md(f"{MARKER} one. On a first pass, continue at “B”."),
-        code("b = 2"),
-        md("## B"),
-        code("print(a + b)"),  # only the block defined b
-        md(f"{MARKER} two. On a first pass, continue at “C”."),
-        code("c = 3"),
-        md("## C"),
-    ]
-    path = tmp_path / "track.ipynb"
-    nbformat.write(nb, path)
-    first, second = optional_blocks(nb)
-    errors = one_run(path)
+    errors, first, second = small_track(tmp_path, "print(a + b)", "c = 3", [])
     assert errors[first] is None
     assert "NameError" in errors[MAIN_ROUTE] and "'b' is not defined" in errors[MAIN_ROUTE]
     assert errors[second] == NOT_RUN
