@@ -9,12 +9,18 @@ from pathlib import Path
 
 import nbformat
 
+KERNELS_STDERR = "kernels-stderr.log"  # in the folder a kernelspec is written under
+
 
 def kernelspec(python: Path, folder: Path, name: str) -> None:
-    """A kernel named `name` of that python, under folder/kernels (put folder on JUPYTER_PATH)."""
+    """A kernel named `name` of that python, under folder/kernels (put folder on JUPYTER_PATH).
+
+    Its stderr goes to folder/KERNELS_STDERR (nbval would send it to /dev/null), so that a
+    kernel that dies before it answers leaves its reason for the failure message."""
     spec = folder / "kernels" / name
     spec.mkdir(parents=True)
-    argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    launch = 'exec "$0" -m ipykernel_launcher -f "$1" 2>>"$2"'  # exec: the kernel keeps its pid
+    argv = ["sh", "-c", launch, str(python), "{connection_file}", str(folder / KERNELS_STDERR)]
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "language": "python"}))
 
 
@@ -39,5 +45,7 @@ def assert_nbval_passes(
         text=True,
     )
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
-    assert done.returncode == 0, done.stdout[-6000:]
+    kernels_said = jupyter_path / KERNELS_STDERR
+    said = kernels_said.read_text()[-3000:] if kernels_said.exists() else ""
+    assert done.returncode == 0, done.stdout[-6000:] + f"\n--- the kernels' stderr ---\n{said}"
     assert re.search(r"\d+ passed", summary) and "failed" not in summary, summary
