@@ -110,9 +110,8 @@ def one_run(path: Path) -> dict[range | str, str | None]:
             try:
                 client.execute_cell(cell, index)
             except CellExecutionError as error:
-                errors[block or MAIN_ROUTE] = (
-                    errors[block or MAIN_ROUTE] or f"a cell raised:\n{error}"
-                )
+                owner = MAIN_ROUTE if block is None else block
+                errors[owner] = errors[owner] or f"a cell raised:\n{error}"
                 if block is None:
                     later = {b for _, b in cells[index:] if b is not None}
                     errors.update(dict.fromkeys(later, NOT_RUN))

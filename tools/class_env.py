@@ -79,6 +79,13 @@ def pins_digest() -> str:
     return digest([ROOT / p for p in PINS])
 
 
+def installed(env: Path) -> bool:
+    """Whether env holds every pinned package: its .pins stamp, written once pip has
+    installed them, names the current pins (a build under way has none yet)."""
+    stamp = env / ".pins"
+    return stamp.exists() and stamp.read_text() == pins_digest()
+
+
 def course_digest() -> str:
     sources = [
         p for p in (ROOT / "lessons_lib").rglob("*") if p.is_file() and "__pycache__" not in p.parts
@@ -104,13 +111,12 @@ def build(prefix: Path = PREFIX) -> Path:
     prefix.mkdir(parents=True, exist_ok=True)
     prefix.chmod(0o755)
     pip = [env / "bin" / "python", "-m", "pip", "--disable-pip-version-check"]
-    stamp, pins = env / ".pins", pins_digest()
-    if not stamp.exists() or stamp.read_text() != pins:
+    if not installed(env):
         print(f"Building the class's environment in {env}/ (pins changed or first run; minutes)")
         shutil.rmtree(env, ignore_errors=True)
         run(PYTHON, "-m", "venv", env)
         run(*pip, "install", "--quiet", *(x for p in PINS for x in ("-r", ROOT / p)))
-        stamp.write_text(pins)
+        (env / ".pins").write_text(pins_digest())
         (env / ".course").unlink(missing_ok=True)
     course_stamp, course = env / ".course", course_digest()
     if not course_stamp.exists() or course_stamp.read_text() != course:

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 from tests.lab_server import ROOT, free_loopback_port
+from tools.class_env import installed
 
 SERVICE = ROOT / "hub" / "progress_service.py"
 CLASS_ENV = Path("/srv/lessons-class-test/env")  # the class test's environment
 # Without that environment (it holds JupyterHub; .venv does not), or while the class test on
-# the other worker is still installing it (no .pins stamp yet: tools/class_env.py), the two
-# classes the service takes from JupyterHub stand in: stopping involves neither.
+# the other worker is still installing it (tools/class_env.installed), the two classes the
+# service takes from JupyterHub stand in: stopping involves neither.
 STAND_INS = """from tornado import web
 
 class HubOAuthenticated:
@@ -39,7 +40,7 @@ def service(tmp_path):
     """The service started as the hub starts it (its environment variables), listening."""
     env = {**os.environ, "CLASS_STATE": str(tmp_path), "CLASS_DEMO": "0"}
     python = CLASS_ENV / "bin" / "python"
-    if not (CLASS_ENV / ".pins").exists():
+    if not installed(CLASS_ENV):
         python = Path(sys.executable)
         auth = tmp_path / "stand-ins" / "jupyterhub" / "services" / "auth.py"
         auth.parent.mkdir(parents=True)
