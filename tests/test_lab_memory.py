@@ -5,9 +5,19 @@ import signal
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
-from tools.lab_memory import PROC, Usage, descendants, parent_of, tree_usage, usage, watching
+from tools.lab_memory import (
+    PROC,
+    Usage,
+    descendants,
+    distinct,
+    parent_of,
+    tree_usage,
+    usage,
+    watching,
+)
 
 pytestmark = pytest.mark.skipif(
     not PROC.joinpath("self", "smaps_rollup").exists(), reason="Linux only"
@@ -72,6 +82,12 @@ def test_the_tree_below_a_process_leaves_the_process_itself_out(forked):
     # not the parent's 200 MB as well.
     assert abs(below.rss - usage([child]).rss) < MB
     assert below.rss < usage([parent, child]).rss - 100 * MB
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 1000])
+def test_distinct_counts_each_page_number_once(size):
+    numbers = np.random.default_rng(size).integers(0, size // 3 + 1, size).astype(np.uint64)
+    assert distinct(numbers) == len(set(numbers.tolist()))
 
 
 def test_a_process_that_has_gone_counts_nothing():
