@@ -5,8 +5,8 @@ kernels hold, once. tools/lab_memory.py reads exactly that from /proc ("held"; P
 where page numbers are hidden). JupyterHub, which Binder runs on, reckons 1G as 1 GiB.
 One JupyterLab serves the whole sequence: the walk through the course as a learner
 takes it, through the researcher track (the heaviest kernel), with every kernel left
-running; then every other notebook opened, those with widgets run (walked.py); then a
-notebook whose kernel the server stopped is run again. The walk is the one the notebooks
+running; then every other notebook opened, one of each kind of widget run (walked.py);
+then a notebook whose kernel the server stopped is run again. The walk is the one the notebooks
 test looks at (walked.py, the `walked` fixture of conftest.py): each notebook is opened
 once for both. benchmarks/lab_memory.py measures every walk (course_walk.WALKS) and runs
 every notebook after it; each link a walk clicks is checked here to be in the notebook's
@@ -41,7 +41,7 @@ def test_the_walk_map_track_exercise_stays_under_1_gib(walked):
     assert peak.total < GIB, f"the walk peaked at {mib(peak)}"
 
 
-def test_every_notebook_open_those_with_widgets_run_stays_under_2_gib(walked):
+def test_every_notebook_open_each_kind_of_widget_run_stays_under_2_gib(walked):
     peak = walked["every"]
     assert len(notebook_paths()) >= 5
     assert peak.total < 2 * GIB, f"every notebook open peaked at {mib(peak)}"

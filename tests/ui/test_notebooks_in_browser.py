@@ -1,14 +1,14 @@
 """Every notebook in JupyterLab in a real headless Chromium, as a learner sees it.
 
-nbval proves stored outputs but cannot see a widget; this test can. Each notebook with a
-widget, and each of the walk's, is run: every code cell ran, none errored, no widget
-failed to display; each explorer's picture changes when its point slider moves. The
-others show the outputs nbval proves, opened without a run. None throws in the page or
-fetches from the network. All on the learner's walk that the memory test measures
-(walked.py): one JupyterLab, one page, opened through a slow link (tools/slow_link.py, a
-100 ms round trip as on Binder). In the beginner notebook a point move must be drawn
-sooner than any answer from the kernel could arrive. With UI_SCREENSHOTS=1, screenshots
-land in build/ui/ for review.
+nbval proves stored outputs but cannot see a widget; this test can. Each of the walk's
+notebooks is run, and one notebook of each kind of widget (walked.run_in_the_walk): every
+code cell ran, none errored, no widget failed to display; each explorer's picture changes
+when its point slider moves. The others show the outputs nbval proves, opened without a
+run. None throws in the page or fetches from the network. All on the learner's walk that
+the memory test measures (walked.py): one JupyterLab, one page, opened through a slow link
+(tools/slow_link.py, a 100 ms round trip as on Binder). In lesson 1 a gradient explorer's
+point move must be drawn sooner than any answer from the kernel could arrive. With
+UI_SCREENSHOTS=1, screenshots land in build/ui/ for review.
 """
 
 from pathlib import Path
@@ -17,11 +17,11 @@ import pytest
 
 from tests.lab_server import ROOT
 from tests.ui.page_errors import failure
-from tests.ui.walked import DELAY, runs_in_the_walk
+from tests.ui.walked import DELAY, run_in_the_walk
 from tools.notebooks import notebook_paths
 
 NOTEBOOKS = notebook_paths()
-OVER_A_SLOW_LINK = "01-custom-function/1-beginner.ipynb"
+OVER_A_SLOW_LINK = "01-custom-function/3-researcher.ipynb"  # the walk's gradient explorer
 
 
 def relative(path: Path) -> str:
@@ -40,7 +40,7 @@ def errors_in(outputs: list) -> list[str]:
     return found
 
 
-RUN = [path for path in NOTEBOOKS if runs_in_the_walk(relative(path))]
+RUN = [path for path in NOTEBOOKS if relative(path) in run_in_the_walk()]
 OPENED = [path for path in NOTEBOOKS if path not in RUN]
 
 

@@ -3,9 +3,10 @@
 The learner's walk (course_walk.py) as the memory test takes it: the course map, the
 researcher track and the exercise, each followed by its link, then every other notebook
 opened, every kernel left running, then the course map run again in a fresh kernel. Of the
-other notebooks, those whose stored outputs hold a widget are run: a widget shows only
-from a live kernel. The rest show their stored outputs, which nbval proves are what a fresh
-kernel prints (tests/test_installed_course.py); benchmarks/lab_memory.py runs every one.
+other notebooks, one of each kind of widget their stored outputs hold is run: a widget shows
+only from a live kernel (run_in_the_walk). The rest show their stored outputs, which nbval
+proves are what a fresh kernel prints (tests/test_installed_course.py);
+benchmarks/lab_memory.py runs every one.
 After each notebook's run, and before the next opens, the page is looked at as the notebooks
 test looks at it (`look`): which cells ran, errors, widgets, each explorer's picture
 following its point slider, its timings. With UI_SCREENSHOTS=1 the walk also saves what the
@@ -16,6 +17,7 @@ Both test modules read the record; a notebook run fails only its own test.
 """
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from urllib.parse import urlsplit
@@ -59,11 +61,27 @@ WIDGETS_SHOWN = """(widget) => window.jupyterapp.shell.currentWidget.content.wid
   }))"""
 
 
-def shows_widgets(path: str) -> bool:
-    """Whether the notebook's stored outputs hold a widget (an explorer, a progress bar)."""
+def widget_kinds(path: str) -> set[str]:
+    """The kinds of widget the notebook's stored outputs hold, each named by the start of its
+    text: "Gradient explorer", "Step-size explorer", "Training explorer", "IntProgress"."""
     nb = nbformat.read(ROOT / "notebooks" / path, as_version=4)
-    cells = [cell for cell in nb.cells if cell.cell_type == "code"]
-    return any(WIDGET in output.get("data", {}) for cell in cells for output in cell.outputs)
+    outputs = [output for cell in nb.cells if cell.cell_type == "code" for output in cell.outputs]
+    texts = [out["data"].get("text/plain", "") for out in outputs if WIDGET in out.get("data", {})]
+    return {re.split(r" for |:|\(", text, maxsplit=1)[0] for text in texts}
+
+
+def run_in_the_walk() -> list[str]:
+    """The walk's notebooks, then each notebook that shows a kind of widget none before it
+    showed. A widget shows only from a live kernel, so each kind is run once in JupyterLab;
+    a second notebook of a kind adds a minute of the suite, not a new check of the page
+    (tests/ui/test_*explorer*.py drive every explorer in depth)."""
+    runs = walk("researcher")
+    shown = set().union(*map(widget_kinds, runs))
+    for path in every_notebook():
+        if path not in runs and not widget_kinds(path) <= shown:
+            runs = [*runs, path]
+            shown |= widget_kinds(path)
+    return runs
 
 
 def off_machine(url: str, found: list[str]) -> None:
@@ -131,11 +149,6 @@ def run_and_look(page, path: str, looked: dict) -> list:
     return result["outputs"]
 
 
-def runs_in_the_walk(path: str) -> bool:
-    """The walk's own notebooks and every notebook showing a widget are run; the rest opened."""
-    return path in walk("researcher") or shows_widgets(path)
-
-
 def open_and_look(page, path: str, looked: dict) -> None:
     """Open a notebook without running it: its stored outputs, as JupyterLab shows them."""
     open_notebook(page, path)
@@ -175,7 +188,7 @@ def walk_and_look(browser) -> Iterator[dict]:
         for path in every_notebook():
             if path in route:
                 continue
-            if runs_in_the_walk(path):
+            if path in run_in_the_walk():
                 open_notebook(page, path)
                 run_and_look(page, path, looked)
             else:
