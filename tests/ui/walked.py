@@ -16,6 +16,7 @@ Binder), which changes nothing the memory test measures: the server and its kern
 Both test modules read the record; a notebook run fails only its own test.
 """
 
+import functools
 import os
 import re
 import shutil
@@ -70,18 +71,19 @@ def widget_kinds(path: str) -> set[str]:
     return {re.split(r" for |:|\(", text, maxsplit=1)[0] for text in texts}
 
 
-def run_in_the_walk() -> list[str]:
+@functools.cache
+def run_in_the_walk() -> tuple[str, ...]:
     """The walk's notebooks, then each notebook that shows a kind of widget none before it
     showed. A widget shows only from a live kernel, so each kind is run once in JupyterLab;
     a second notebook of a kind adds a minute of the suite, not a new check of the page
     (tests/ui/test_*explorer*.py drive every explorer in depth)."""
-    runs = walk("researcher")
+    runs = list(walk("researcher"))
     shown = set().union(*map(widget_kinds, runs))
     for path in every_notebook():
         if path not in runs and not widget_kinds(path) <= shown:
-            runs = [*runs, path]
+            runs.append(path)
             shown |= widget_kinds(path)
-    return runs
+    return tuple(runs)
 
 
 def off_machine(url: str, found: list[str]) -> None:
