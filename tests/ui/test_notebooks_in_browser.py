@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from tests.lab_server import ROOT
+from tests.ui.course_walk import walk
 from tests.ui.page_errors import failure
-from tests.ui.walked import DELAY, run_in_the_walk
+from tests.ui.walked import DELAY, run_in_the_walk, widget_kinds
 from tools.notebooks import notebook_paths
 
 NOTEBOOKS = notebook_paths()
@@ -74,3 +75,20 @@ def test_notebook_runs_in_jupyterlab_and_its_explorers_respond(walked, path, ui_
         assert explorer["new messages"] == 0, "moving raised"
     assert seen["off machine"] == [], "JupyterLab or a notebook fetched from the network"
     ui_timings[relative(path)] = (seen["seconds"], latencies)
+
+
+def test_each_kind_of_widget_is_run_and_each_run_beyond_the_walk_adds_one():
+    every_kind = set().union(*(widget_kinds(relative(path)) for path in NOTEBOOKS))
+    assert every_kind == {
+        "Gradient explorer",
+        "Step-size explorer",
+        "Surrogate explorer",
+        "Training explorer",
+        "IntProgress",
+    }
+    route = walk("researcher")
+    shown = set().union(*map(widget_kinds, route))
+    for path in run_in_the_walk()[len(route) :]:
+        assert not widget_kinds(path) <= shown, f"{path} shows no new kind of widget"
+        shown |= widget_kinds(path)
+    assert shown == every_kind
