@@ -79,10 +79,13 @@ def pins_digest() -> str:
     return digest([ROOT / p for p in PINS])
 
 
+PINS_STAMP = ".pins"  # in the venv: the hash of the pins it holds, written once pip is done
+
+
 def installed(env: Path) -> bool:
-    """Whether env holds every pinned package: its .pins stamp, written once pip has
+    """Whether env holds every pinned package: its PINS_STAMP, written once pip has
     installed them, names the current pins (a build under way has none yet)."""
-    stamp = env / ".pins"
+    stamp = env / PINS_STAMP
     return stamp.exists() and stamp.read_text() == pins_digest()
 
 
@@ -116,7 +119,7 @@ def build(prefix: Path = PREFIX) -> Path:
         shutil.rmtree(env, ignore_errors=True)
         run(PYTHON, "-m", "venv", env)
         run(*pip, "install", "--quiet", *(x for p in PINS for x in ("-r", ROOT / p)))
-        (env / ".pins").write_text(pins_digest())
+        (env / PINS_STAMP).write_text(pins_digest())
         (env / ".course").unlink(missing_ok=True)
     course_stamp, course = env / ".course", course_digest()
     if not course_stamp.exists() or course_stamp.read_text() != course:

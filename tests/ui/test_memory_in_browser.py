@@ -6,11 +6,11 @@ where page numbers are hidden). JupyterHub, which Binder runs on, reckons 1G as 
 One JupyterLab serves the whole sequence: the walk through the course as a learner
 takes it, through the researcher track (the heaviest kernel), with every kernel left
 running; then every other notebook opened, one of each kind of widget run (walked.py);
-then a notebook whose kernel the server stopped is run again. The walk is the one the notebooks
-test looks at (walked.py, the `walked` fixture of conftest.py): each notebook is opened
-once for both. benchmarks/lab_memory.py measures every walk (course_walk.WALKS) and runs
-every notebook after it; each link a walk clicks is checked here to be in the notebook's
-text.
+then a notebook whose kernel the server stopped is run again. The walk is the one the
+notebooks test looks at (walked.py, the `walked` fixture of conftest.py): each notebook
+is opened once for both. benchmarks/lab_memory.py measures every walk (course_walk.WALKS)
+and runs every notebook after it; each link a walk clicks is checked here to be in the
+notebook's text.
 """
 
 import itertools
