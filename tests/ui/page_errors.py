@@ -9,6 +9,7 @@ is watched, and conftest.py fails the test during which an error was recorded.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # playwright itself is imported only where a browser starts
@@ -22,12 +23,14 @@ class PageErrors:
 
     def __init__(self) -> None:
         self._found: list[str] = []
-        self._watched: set[int] = set()
+        # The pages themselves, weakly: a closed page's id() may be given to a new page,
+        # which a set of ids would then take as watched already (a popup went unwatched).
+        self._watched: weakref.WeakSet[Page] = weakref.WeakSet()
 
     def watch(self, page: Page) -> Page:
         """Record this page's uncaught errors from now on (once, however often asked)."""
-        if id(page) not in self._watched:
-            self._watched.add(id(page))
+        if page not in self._watched:
+            self._watched.add(page)
             page.on("pageerror", lambda error: self._found.append(describe(page, error)))
         return page
 
