@@ -15,10 +15,11 @@ state folder of its own and a unique prefix for its Unix users, then:
 - each runs lesson 1's beginner notebook (--notebook for another) top to bottom through
   its own kernel (REST + websocket), while its Unix user's processes' memory is sampled
   from /proc (tools/lab_memory.py: pages held);
-- (after the course update below) with 3 learners or more, the others run it again while one learner's kernel, in
-  JupyterLab, allocates several times the memory limit and another runs a busy loop: the
-  runaway stopped (theirs only), what JupyterLab and the course say, their notebook kept,
-  the others' run median against the undisturbed one, the hub and proxy up;
+- (after the idle learner's return below) with 3 learners or more, the others run it
+  again while one learner's kernel, in JupyterLab, allocates several times the memory
+  limit and another runs a busy loop: the runaway stopped (theirs only), what JupyterLab
+  and the course say, their notebook kept, the others' run median against the
+  undisturbed one, the hub and proxy up;
 - every learner tries the next one's server through the hub with its own session, and its
   kernel tries to list the next one's home and to use the server's own hub token (read
   from /proc, as a learner could) for the hub's user list and the next one's server: each
@@ -113,11 +114,13 @@ def class_load(
         if ready:  # not the idle learner: its server must stay idle
             found = course_update.git("-C", repo, "rev-parse", f"refs/heads/{class_hub.BRANCH}")
             update = course_update.course_update(hub, ready[0], pull_path, repo, prefix)
-        # Last before the culling: a learner idle for the cull timeout is stopped meanwhile.
-        fault_run = faults.faults(room, lesson, hub.proxy_pid())
+        # The idle learner's return before the faults, which need every learner busy: the
+        # scenarios since leave_work have taken longer than the tests' cull timeout, so the
+        # culling is seldom waited for.
         culled, kept = (0, 0), False
         if resting:
             culled, kept = idle.culled_then_kept(room, teacher, resting, cull_timeout)
+        fault_run = faults.faults(room, lesson, hub.proxy_pid())
         sampler.stop()
         started = [hub.process.pid, hub.proxy_pid()]
         heeds = hub.culler_heeds_ctrl_c()
