@@ -1,5 +1,7 @@
 """Shared test settings."""
 
+import atexit
+import gc
 import os
 
 import pytest
@@ -26,6 +28,11 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # The self-checks the tests run (and the kernels they start) record no verdict in this
 # machine's home (lessons_lib/progress.py); tests/test_progress.py turns it on where it looks.
 os.environ["LESSONS_PROGRESS"] = "off"
+
+# At exit Python collects the garbage again while it tears the modules down. A worker that
+# has held thousands of tensors spent 3-5 s in that (measured with py-spy), and the run waits
+# for its last worker to exit; frozen, every object is left for the process's end to free.
+atexit.register(gc.freeze)
 
 # The first call into torch is slow; a per-example deadline would only add flakiness.
 settings.register_profile("course", deadline=None, max_examples=60)
