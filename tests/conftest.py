@@ -29,9 +29,9 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # machine's home (lessons_lib/progress.py); tests/test_progress.py turns it on where it looks.
 os.environ["LESSONS_PROGRESS"] = "off"
 
-# At exit Python collects the garbage again while it tears the modules down. A worker that
-# has held thousands of tensors spent 3-5 s in that (measured with py-spy), and the run waits
-# for its last worker to exit; frozen, every object is left for the process's end to free.
+# At exit Python collects the garbage again while it tears the modules down. A test process
+# that has held thousands of tensors spent 3-4 s in that (py-spy showed the collector), and
+# the run waits for its last worker to exit; frozen, every object is left to the process's end.
 atexit.register(gc.freeze)
 
 # The first call into torch is slow; a per-example deadline would only add flakiness.
