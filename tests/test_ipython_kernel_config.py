@@ -1,4 +1,5 @@
-"""binder/ipython_kernel_config.py: every course kernel loads the hints and exits at once."""
+"""binder/ipython_kernel_config.py: every course kernel loads the hints, and at exit skips
+collecting its garbage once more."""
 
 import atexit
 import gc
